@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Callable
 
 from .. import fsio
-from ..fsswap import replace_watching
 from ..errors import NotFound, RevisionConflict, UnreadableStore
 from . import model
 from .model import DocumentRecord, Status, sha256_hex, split_markdown
@@ -255,13 +254,13 @@ class ManagedFiles:
                               preserved: dict[str, str] | None) -> None:
         """Durably replace ``record``'s managed file ``path`` with ``data``. With ``preserved`` (an update: relative
         path -> saved path), a save by someone outside the lock that the write displaced (bytes other than
-        ``previous``, what the writer read under the lock: :func:`~mnemon_ls.fsswap.replace_watching`) is saved
+        ``previous``, what the writer read under the lock: :func:`~mnemon_ls.fsio.replace_watching`) is saved
         under ``edits/`` and added; when that save fails, the displaced bytes are put back and the error raised
         (nothing is committed). Raises the :class:`OSError` of the writes."""
         if preserved is None:
             fsio.write_file_atomically(path, data)
             return
-        displaced = replace_watching(path, data, previous)
+        displaced = fsio.replace_watching(path, data, previous)
         if displaced is None:
             return
         key = record.relative_path + (" (saved during the write)" if record.relative_path in preserved else "")

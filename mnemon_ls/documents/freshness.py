@@ -23,8 +23,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Callable, Protocol, Sequence
 
-from .. import nowait
-from ..fsswap import replace_watching
+from .. import fsio, nowait
 from ..errors import InvalidInput, MnemonError, StoreBusy
 from ..redact import Scrubber
 from . import model
@@ -361,8 +360,8 @@ class Freshness:
                                                            "-byte limit)" if size > limit else ""))
             if not changes:
                 return
-            for path, data, read in writes:  # a save since the read is kept, not replaced (fsswap module doc)
-                if (displaced := replace_watching(path, data, read)) is not None:
+            for path, data, read in writes:  # a save since the read is kept, not replaced (fsio.write_files_atomically)
+                if (displaced := fsio.replace_watching(path, data, read)) is not None:
                     report.preserved[f"documents/{path.parent.name}/{path.name} (saved during the write)"] = \
                         files.preserve(path.name, displaced)
             view = store.index.commit(view, [changes.get(r.id, r) for r in view.records])

@@ -2,8 +2,8 @@
 ``update`` read the file under the lock and before it renamed its new version into place, was replaced
 without a trace (an attack pass, h-attack49: a real second process saving by rename beside 300 updates lost
 166 of 400 saves). The write now swaps the files atomically (``renameat2(RENAME_EXCHANGE)``,
-:mod:`mnemon_ls.fsswap`) and keeps what it displaced under ``documents/edits/``, reported in ``preserved``; the
-refresh that adopts an edit and rewrites its frontmatter does the same.
+:func:`mnemon_ls.fsio.write_files_atomically`) and keeps what it displaced under ``documents/edits/``, reported
+in ``preserved``; the refresh that adopts an edit and rewrites its frontmatter does the same.
 
 The save is made at a real point of the sequence (real files, a real store): inside the capacity check the
 update runs under the lock after its read, and inside the rendering of the adopted record."""
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from mnemon_ls import fsswap
+from mnemon_ls import fsio
 from mnemon_ls.documents import freshness
 from mnemon_ls.documents.model import split_markdown
 
@@ -32,7 +32,7 @@ def save_by_rename(path: Path, data: bytes) -> None:
 @pytest.mark.parametrize("swap", ["exchange", "no exchange"])
 def test_a_save_between_the_read_and_the_rename_of_an_update_is_kept(tmp_path: Path, monkeypatch, swap: str) -> None:
     if swap == "no exchange":  # a system without renameat2: the file is read again just before the rename
-        monkeypatch.setattr(fsswap, "_renameat2", lambda: None)
+        monkeypatch.setattr(fsio, "_renameat2", lambda: None)
     store, root, _workspace, clock = make_store(tmp_path)
     created = store.create("Release plan", "Tag, build.")
     doc_id, path = created.document.record.id, Path(created.document.path)
