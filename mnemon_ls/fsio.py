@@ -23,12 +23,15 @@ its errors (:func:`~mnemon_ls.fsread.storage_errors`). Its public names are also
 from __future__ import annotations
 
 import contextlib
+import errno
+import functools
 import os
 import random
 import secrets
 import stat
+import sys
 import time
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -115,8 +118,8 @@ def temp_name(target: Path) -> Path:
 @storage_errors
 def write_files_atomically(
     writes: Sequence[tuple[Path, bytes]], mode: int = FILE_MODE, *, unsynced: Collection[Path] = (),
-    checked: bool = False,
-) -> None:
+    checked: bool = False, watched: Mapping[Path, bytes | None] | None = None,
+) -> dict[Path, bytes]:
     """Durably replace each ``(path, bytes)``, renaming in the given order (put the commit marker last).
 
     All paths must share one directory (so renames are atomic and one directory fsync covers them).
@@ -131,10 +134,18 @@ def write_files_atomically(
     they are derived and rebuilt from a synced file when found stale or empty (the Runtime projections,
     the last-good copy): after a power loss they may hold old or no bytes, never a SIGKILL's partial state
     (the rename order still holds for a crashed process). The directory is fsynced in every case.
+
+    ``watched`` maps targets to the bytes the caller read under its lock (``None``: no file). Someone who takes
+    no lock (a person saving in an editor) may save a target between that read and the rename; a plain rename
+    would drop the save without a trace. A watched target is swapped in atomically on Linux
+    (``renameat2(RENAME_EXCHANGE)``; elsewhere, or where the file system refuses, it is read again just before
+    the rename) and what it displaced, when not the bytes read, is returned: ``{target: displaced bytes}``, for
+    the caller to save (DESIGN.md invariant 5). Without ``watched`` the result is empty.
     """
     nowait.check(writes[0][0] if writes else "a write")  # a durable write: not on an event loop
+    displaced: dict[Path, bytes] = {}
     if not writes:
-        return
+        return displaced
     directory = writes[0][0].parent
     if any(path.parent != directory for path, _ in writes):
         raise ValueError("write_files_atomically: all paths must be in one directory")
@@ -163,13 +174,86 @@ def write_files_atomically(
             finally:
                 os.close(fd)
         for (path, _), tmp in zip(writes, temps):
-            os.replace(tmp, path)
+            if watched is not None and path in watched:
+                if (saved := _rename_watching(tmp, path, watched[path])) is not None:
+                    displaced[path] = saved
+            else:
+                os.replace(tmp, path)
             renamed += 1
         _fsync_dir(directory)
     finally:
         for tmp in temps[renamed:]:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(tmp)
+    return displaced
+
+
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
+
+
+@functools.cache
+def _renameat2() -> Any:
+    """libc's ``renameat2`` (glibc 2.28+), or ``None`` where there is none (not Linux, another libc)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes  # on use: only a write that watches its target needs it
+
+    try:
+        function = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return None
+    function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    function.restype = ctypes.c_int
+    return function
+
+
+def exchange(first: str, second: str) -> bool:
+    """Swap the two names atomically; ``False`` when the system or file system cannot (then nothing moved).
+    Raises the :class:`OSError` of any other failure (``ENOENT``: one of them is missing)."""
+    function = _renameat2()
+    if function is None:
+        return False
+    if function(_AT_FDCWD, os.fsencode(first), _AT_FDCWD, os.fsencode(second), _RENAME_EXCHANGE) == 0:
+        return True
+    import ctypes
+
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EPERM):
+        return False
+    raise OSError(code, os.strerror(code), second)
+
+
+def _read_displaced(path: str) -> bytes | None:
+    """The bytes of a displaced file (never through a link: a link or a special file holds nobody's text,
+    ``None``)."""
+    try:
+        return fsread.read_bytes_or_none(Path(path))
+    except OSError:
+        return None
+
+
+def _rename_watching(tmp: str, path: Path, expected: bytes | None) -> bytes | None:
+    """Rename ``tmp`` over ``path``; the bytes it displaced when they differ from ``expected`` (see
+    :func:`write_files_atomically`), else ``None``."""
+    try:
+        swapped = exchange(tmp, str(path))
+    except FileNotFoundError:
+        swapped = False  # no file at path (any more): a plain rename creates it
+    if swapped:
+        displaced = _read_displaced(tmp)  # the name tmp now holds what path held at the swap
+        os.unlink(tmp)
+    else:
+        displaced = _read_displaced(str(path))
+        os.replace(tmp, path)
+    return displaced if displaced is not None and displaced != expected else None
+
+
+def replace_watching(path: Path, data: bytes, expected: bytes | None) -> bytes | None:
+    """Durably replace ``path`` with ``data`` (:func:`write_files_atomically` with ``watched``) and return the
+    bytes the replacement displaced when they differ from ``expected`` (what the caller read under its lock;
+    ``None``: it found no file), else ``None``: the caller saves them."""
+    return write_files_atomically([(path, data)], watched={path: expected}).get(path)
 
 
 def file_stamp(moment: Any) -> str:

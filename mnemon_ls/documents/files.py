@@ -250,6 +250,26 @@ class ManagedFiles:
         """The current UTC time as a file-name stamp (:func:`mnemon_ls.fsio.file_stamp`) for saved copies."""
         return fsio.file_stamp(self.clock().astimezone(timezone.utc))
 
+    def replace_keeping_saves(self, record: DocumentRecord, path: Path, data: bytes, previous: bytes | None,
+                              preserved: dict[str, str] | None) -> None:
+        """Durably replace ``record``'s managed file ``path`` with ``data``. With ``preserved`` (an update: relative
+        path -> saved path), a save by someone outside the lock that the write displaced (bytes other than
+        ``previous``, what the writer read under the lock: :func:`~mnemon_ls.fsio.replace_watching`) is saved
+        under ``edits/`` and added; when that save fails, the displaced bytes are put back and the error raised
+        (nothing is committed). Raises the :class:`OSError` of the writes."""
+        if preserved is None:
+            fsio.write_file_atomically(path, data)
+            return
+        displaced = fsio.replace_watching(path, data, previous)
+        if displaced is None:
+            return
+        key = record.relative_path + (" (saved during the write)" if record.relative_path in preserved else "")
+        try:
+            preserved[key] = self.preserve(record.filename, displaced)
+        except BaseException:
+            fsio.write_file_atomically(path, displaced)  # the save stays where it was
+            raise
+
     def preserve(self, name: str, data: bytes) -> str:
         """Save ``data`` durably as ``documents/edits/<stamp>-<name>`` (never overwriting: a taken name
         gets a suffix) and return its absolute path; raises the :class:`OSError` of the write."""

@@ -291,7 +291,7 @@ class Freshness:
             if view.problem:
                 return
             changes: dict[str, DocumentRecord] = {}
-            writes: list[tuple[Path, bytes]] = []
+            writes: list[tuple[Path, bytes, bytes]] = []  # (file, new bytes, the bytes read)
             now = store.now()
             for doc_id in ids:
                 record = view.by_id.get(doc_id)
@@ -351,7 +351,7 @@ class Freshness:
                 rendered = render_markdown(new, body).encode("utf-8")
                 new = new.with_changes(size_bytes=len(rendered))
                 if rendered != original:
-                    writes.append((path, rendered))
+                    writes.append((path, rendered, original))
                 changes[doc_id] = new
                 size = model.utf8_len(body)
                 limit = store.max_body_bytes
@@ -360,8 +360,10 @@ class Freshness:
                                                            "-byte limit)" if size > limit else ""))
             if not changes:
                 return
-            for path, data in writes:
-                fsio.write_file_atomically(path, data)
+            for path, data, read in writes:  # a save since the read is kept, not replaced (fsio.write_files_atomically)
+                if (displaced := fsio.replace_watching(path, data, read)) is not None:
+                    report.preserved[f"documents/{path.parent.name}/{path.name} (saved during the write)"] = \
+                        files.preserve(path.name, displaced)
             view = store.index.commit(view, [changes.get(r.id, r) for r in view.records])
             for doc_id in changes:
                 files.note_file(view.by_id[doc_id])

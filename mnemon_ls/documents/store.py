@@ -181,14 +181,15 @@ class DocumentStore:
             self._step_hook(name)
 
     def write_and_commit(self, view: IndexView, record: DocumentRecord, path: Path, data: bytes,
-                         previous: bytes | None, step: str) -> IndexView:
+                         previous: bytes | None, step: str, preserved: dict[str, str] | None = None) -> IndexView:
         """Write ``data`` durably to ``path`` (``record``'s managed file), then commit ``record`` into ``view`` in
         place of its old version (added when ``view`` has none); the committed view. ``step``: the test seam's
         step between the two. When the commit fails, ``path`` is put back (``previous``: its former bytes;
-        ``None``: it did not exist, so it is removed) and the error raised. Lock must be held."""
+        ``None``: it did not exist, so it is removed) and the error raised. Lock must be held. ``preserved``: an
+        update's (:meth:`~.files.ManagedFiles.replace_keeping_saves`)."""
         records = ([record if r.id == record.id else r for r in view.records] if record.id in view.by_id
                    else [*view.records, record])
-        fsio.write_file_atomically(path, data)
+        self.files.replace_keeping_saves(record, path, data, previous, preserved)
         try:
             self.step(step)
             return self.index.commit(view, records)
@@ -457,7 +458,7 @@ class DocumentStore:
                 or changes.indented_on_disk(old)):
             preserved[current.relative_path] = self.files.preserve(current.filename, old)
         view = self.write_and_commit(view, record, path, render_markdown(record, body).encode("utf-8"), old,
-                                     "update:file-written")
+                                     "update:file-written", preserved)
         record = view.by_id[record.id]
         self.files.note_file(record)
         return self.mutation_result("updated", view, record, body, preserved)

@@ -107,8 +107,8 @@ def find(host: "WorkspaceHost", source: str, from_path: str | None = None, *,
          env: Mapping[str, str] | None = None) -> Found:
     """Read the files of ``source`` (from ``from_path``, or its default places in ``host``'s workspace and the
     home directory of ``env``, default ``os.environ``) and split them into items; a refused file is listed, never
-    fatal. Raises :class:`InvalidInput` naming ``source`` (unknown), ``from`` (missing, or a directory holding none
-    of the source's files: :func:`.places.looked_for`) or ``workspace`` (none, and no ``from_path``)."""
+    fatal. Raises :class:`InvalidInput` naming ``source`` (unknown), ``from`` (missing, holding NUL, or a directory
+    holding none of the source's files: :func:`.places.looked_for`) or ``workspace`` (none, and no ``from_path``)."""
     import os
 
     if source not in sources.SOURCE_NAMES:
@@ -117,6 +117,8 @@ def find(host: "WorkspaceHost", source: str, from_path: str | None = None, *,
     fmt = sources.get(source)
     env = dict(os.environ if env is None else env)
     if from_path is not None:
+        if "\x00" in from_path:  # os.lstat would raise ValueError, which no surface words
+            raise InvalidInput("from", f"must not contain NUL (got {echo_repr(from_path)})")
         path = Path(own_home_path(from_path, "from", INSTEAD_WORKSPACE))  # ~name (another user's home) is refused
         if not path.is_absolute():
             path = (host.workspace or Path.cwd()) / path

@@ -380,6 +380,7 @@ class RuntimeStore:
         """
         preserved: dict[str, str] = {}
         writes: list[tuple[Path, bytes]] = []
+        read: dict[Path, bytes | None] = {}  # a projection as read here: a save since is kept, not replaced
         # (projection_bytes remembers the projections of a tuple: "before" is normally the last commit's "after")
         old_projections = None if before is None else {t: projection_bytes(before, t) for t in TARGETS}
         new_projections: dict[Target, bytes] = {}
@@ -400,6 +401,7 @@ class RuntimeStore:
             if current and current != old and current != new and path.name not in already_saved:
                 preserved[path.name] = str(self.preserve(path.name, current))
             writes.append((path, new))
+            read[path] = current
         if getattr(self._held, "contended", True):  # see locked(): a killed writer's temp files may be here
             sweep_orphans(self.runtime_dir)
         body, revision = serialized_with_revision(after)
@@ -412,8 +414,11 @@ class RuntimeStore:
         writes.append((self.memories_path, body))
         # Two fsyncs per commit: memories.json and the directory. The projections are rebuilt from the
         # truth at every read and the last-good copy is only a recovery aid (see the module doc).
-        fsio.write_files_atomically(writes, unsynced={path for path, _ in writes[:-1]},
-                                    checked=getattr(self._held, "depth", 0) > 0)
+        displaced = fsio.write_files_atomically(writes, unsynced={path for path, _ in writes[:-1]},
+                                                checked=getattr(self._held, "depth", 0) > 0, watched=read)
+        for path, data in displaced.items():  # saved by someone outside the lock after the read above
+            preserved[path.name + (" (saved during the write)" if path.name in preserved else "")] = str(
+                self.preserve(path.name, data))
         from . import handedit  # imported on use: a wake that changes nothing never needs it
 
         handedit.record_history(self.history_path, before, after, projected=(old_projections, new_projections))

@@ -34,10 +34,10 @@ LIMIT = 1024
 STEPS = {
     "plan_maintenance": 2, "eligible_spaces": 1, "remember": 8, "_insert": 8, "_check_still_eligible": 2,
     "compact_and_mutate": 1, "_before_commit": 1, "append_lineage": 1, "commit": 1, "os.fsync": 4,
-    "os.replace": 4, "_archive_locally": 1, "append_file_durably": 3,
+    "os.replace": 4, "_rename_watching": 2, "_archive_locally": 1, "append_file_durably": 3,
 }
 LOCAL_STEPS = ("plan_maintenance", "compact_and_mutate", "_before_commit", "append_lineage", "commit", "os.fsync",
-               "os.replace", "_archive_locally", "append_file_durably")
+               "os.replace", "_rename_watching", "_archive_locally", "append_file_durably")
 SEED = 20261201
 
 

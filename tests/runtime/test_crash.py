@@ -192,9 +192,11 @@ def kill_at(root: Path, breakpoint: str) -> int:
 # memories.json one), then renames them in that order (memories.json last), then fsyncs the directory.
 KILL_POINTS = {
     "os.fsync:1": (["seed"], ["seed"], ["seed"], ["MEMORY.md", ".memories.last-good.json", "memories.json"]),
-    "os.replace:1": (["seed"], ["seed"], ["seed"], ["MEMORY.md", ".memories.last-good.json", "memories.json"]),
-    "os.replace:2": (["seed"], ["seed", "x-0"], ["seed"], [".memories.last-good.json", "memories.json"]),
-    "os.replace:3": (["seed"], ["seed", "x-0"], ["seed", "x-0"], ["memories.json"]),
+    # MEMORY.md is swapped in by fsio._rename_watching (a save made since the commit read it is kept), then
+    # the last-good copy and memories.json are renamed with os.replace
+    "_rename_watching:1": (["seed"], ["seed"], ["seed"], ["MEMORY.md", ".memories.last-good.json", "memories.json"]),
+    "os.replace:1": (["seed"], ["seed", "x-0"], ["seed"], [".memories.last-good.json", "memories.json"]),
+    "os.replace:2": (["seed"], ["seed", "x-0"], ["seed", "x-0"], ["memories.json"]),
     "_fsync_dir:1": (["seed", "x-0"], ["seed", "x-0"], ["seed", "x-0"], []),
 }
 
@@ -239,7 +241,7 @@ def test_next_mutation_after_a_killed_commit_removes_its_temp_files(tmp_path):
     root = tmp_path / "root"
     runtime = root / "runtime"
     RuntimeStore(root, LIMITS).mutate(add("seed"))
-    kill_at(root, "os.replace:1")
+    kill_at(root, "_rename_watching:1")
     assert len(temp_files(runtime)) == 3
     receipt = RuntimeStore(root, LIMITS, lock_timeout=1.0).mutate(add("next"))
     assert (receipt.changed, receipt.message) == (True, "Entry added.")
@@ -254,7 +256,7 @@ def test_temp_files_without_a_marker_wait_for_the_next_repair(tmp_path):
     root = tmp_path / "root"
     runtime = root / "runtime"
     RuntimeStore(root, LIMITS).mutate(add("seed"))
-    kill_at(root, "os.replace:1")
+    kill_at(root, "_rename_watching:1")
     (runtime / ".memories.lock").unlink()
     left = temp_files(runtime)
     assert len(left) == 3

@@ -338,7 +338,7 @@ def kill_at(root: Path, breakpoint: str) -> None:
 
 #: Every step of a commit (writer.py breakpoints, see tests/runtime/test_crash.py) and whether MEMORY.md
 #: is left ahead of memories.json there.
-COMMIT_STEPS = {"os.fsync:1": False, "os.replace:1": False, "os.replace:2": True, "os.replace:3": True,
+COMMIT_STEPS = {"os.fsync:1": False, "_rename_watching:1": False, "os.replace:1": True, "os.replace:2": True,
                 "_fsync_dir:1": False}
 
 
@@ -372,7 +372,7 @@ def handedit_projection(truth: bytes) -> bytes:
 def test_cli_start_after_a_kill_between_the_renames_reports_no_hand_edit(root, clock):
     store = make_store(root, clock)
     store.mutate(validate_request("add", "memory", "seed"))
-    kill_at(root, "os.replace:2")  # MEMORY.md renamed, memories.json not
+    kill_at(root, "os.replace:1")  # MEMORY.md renamed, memories.json not
     age_commit(store)
     result = run_cli(root, "wake", "--data-dir", str(root))
     assert result.returncode == 0
