@@ -152,6 +152,12 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 _BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")  # the blank lines at the start of a text
 _BULLET = re.compile(r"^(\s*)([-*+]|\d+[.)])\s+(.*)$")
 _TABLE = re.compile(r"^\s*\|.*\|\s*$")
+#: The line ``claude /init`` writes at the top of every CLAUDE.md it generates (older versions without
+#: "(claude.ai/code)"). It says what the file is for, not a fact of the repository: as a MEMORY.md entry it would
+#: be wrong in the wake and in the block ``export agents-md`` writes. Skipped in every format (a CLAUDE.md is
+#: often copied or linked as AGENTS.md).
+INIT_PREAMBLE = re.compile(r"This file provides guidance to Claude Code(?: \(claude\.ai/code\))? when working "
+                           r"with code in this repository\.?", re.IGNORECASE)
 
 
 def front_matter(text: str) -> tuple[dict[str, str], str]:
@@ -202,8 +208,8 @@ def sections(text: str) -> list[tuple[str, list[str]]]:
 def markdown_items(text: str, path: str, file_title: str, hint: str | None = None) -> list[Item]:
     """The items of a Markdown file: a headed section over :data:`DOCUMENT_MIN_BYTES`, or holding a code
     block or a table, is one ``section`` item (heading and body, formatting kept); any other section gives one
-    ``entry`` per bullet (continuation lines joined) and per paragraph. Front matter and the export block
-    are skipped."""
+    ``entry`` per bullet (continuation lines joined) and per paragraph. Front matter, the export block and a
+    paragraph that is only Claude Code's ``/init`` preamble (:data:`INIT_PREAMBLE`) are skipped."""
     _meta, body = front_matter(without_block(text))
     items: list[Item] = []
     for heading, lines in sections(body):
@@ -218,6 +224,8 @@ def markdown_items(text: str, path: str, file_title: str, hint: str | None = Non
                               headed=True))
             continue
         for text_ in _pieces(lines):
+            if INIT_PREAMBLE.fullmatch(text_):
+                continue
             items.append(Item(text_, heading or file_title, path, "entry", hint, headed=bool(heading)))
     return items
 

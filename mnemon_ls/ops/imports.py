@@ -174,11 +174,19 @@ def _propose(call: Call, p: ImportProposeParams) -> dict[str, Any]:
                          "path": item["path"]})
     left = len(data["items"]) - len(proposed) - already
     return {"source": p.source, "proposed": proposed, "alreadyProposed": already, "notYetProposed": left,
-            "skipped": data["counts"], "refused": data["refused"], "pending": records.pending_proposals()}
+            "skipped": data["counts"], "refused": data["refused"], "pending": records.pending_proposals(),
+            "filesRead": len(data["files"]), "from": data["from"]}
 
 
 def propose_text(data: dict[str, Any]) -> str:
-    """What the assistant reads: how many proposals, what a person does next."""
+    """What the assistant reads: how many proposals, what a person does next; when no file of the source was
+    found, that and where it looked (no next step: there is nothing to review or import)."""
+    if not data.get("filesRead") and not data["refused"]:
+        from ..imports import sources
+
+        where = (f"in {echo_path(data['from'])}" if data.get("from") else
+                 "for " + ", ".join(sources.get(data["source"]).defaults))
+        return f"Found no {data['source']} file to read (looked {where}): nothing to propose."
     lines = [f"Filed {len(data['proposed'])} import proposal(s) from {data['source']} for review "
              f"({data['alreadyProposed']} were proposed before; {data['notYetProposed']} left for another call)."]
     for row in data["proposed"][:20]:

@@ -56,3 +56,21 @@ async def test_import_propose_files_proposals_and_writes_no_memory(workspace: Pa
     assert (done["counts"]["rejected"], done["counts"]["written"]) == (1, 3)
     assert [a["destination"] for a in done["applied"]].count("user") == 0
     assert "Use `pnpm` for the web client" in (data_dir / "runtime" / "MEMORY.md").read_text()
+
+
+async def test_import_propose_with_no_file_of_the_source_says_so_and_points_to_no_next_step(
+        workspace: Path, data_dir: Path, tmp_path: Path) -> None:
+    """It answered "Filed 0 import proposal(s) ... A person reviews them ... and imports with `mnemon-ls import
+    agents-md --dry-run`": an assistant passed on a next step for a file that is not there (found by a new
+    user). Now it says which file it looked for, as the dry run does, and files nothing."""
+    env = server_env(DSH_HOME=str(tmp_path / "dsh"), HOME=str(tmp_path))
+    (tmp_path / "no-bank").mkdir()  # a directory without the format's files
+    async with mcp_session(args_for(workspace, data_dir), env=env) as session:
+        error, message = await call(session, "mnemon_import_propose", {"source": "agents-md"})
+        assert not error, message
+        assert message == "Found no agents-md file to read (looked for AGENTS.md): nothing to propose."
+        error, message = await call(session, "mnemon_import_propose",
+                                    {"source": "cline", "path": str(tmp_path / "no-bank")})
+        assert not error, message
+        assert message == f"Found no cline file to read (looked in {tmp_path / 'no-bank'}): nothing to propose."
+    assert not (workspace / ".dsh" / "workspace-memory" / "records.jsonl").exists()
