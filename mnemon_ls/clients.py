@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any, Callable, Collection, Mapping
 
 from . import jsonedit
-from .errors import InvalidInput, JsonUnreadable, echo_repr, json_loads
+from .errors import InvalidInput, JsonUnreadable, choice_rule, echo_repr, json_loads
 from .fsio import write_file_atomically
 from .hookspec import HOOK_TIMEOUT_SECONDS
 from .setupfiles import Change, read_text as _read_text
@@ -358,7 +358,7 @@ def plan(client: str, *, workspace: Path, project: bool = False, remove: bool = 
                                                          vscode_user.parent.parent)],
     }
     if client not in builders:
-        raise InvalidInput("client", "must be one of " + ", ".join(CLIENTS))
+        raise InvalidInput("client", choice_rule(CLIENTS, client))
     changes = builders[client]()
     # two files of one directory deleted (Codex's config.toml and hooks.json): the last one takes the directory
     deleted = [change for change in changes if change.changed and change.after is None and change.base is not None]

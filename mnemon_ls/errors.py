@@ -11,7 +11,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (every command imports this module)
 if TYPE_CHECKING:
-    from typing import Any, Callable
+    from typing import Any, Callable, Iterable
 
 def json_type_name(value: Any) -> str:
     """The JSON word for a decoded value's type (``null``, ``boolean``, ``integer``, ``number``, ``string``,
@@ -147,6 +147,21 @@ def not_sent(sent: Any, limit: int = 40) -> str:
         shown = "a number too long to show"
     kind = json_type_name(sent)
     return f", not {'an' if kind[0] in 'aeiou' else 'a'} {kind} (got {echo_value(shown, limit)})"
+
+
+def not_a_choice(sent: Any) -> str:
+    """The end of a rule refusing a value that is none of the choices (an enum field), on every surface: a string
+    as :func:`echo_repr` shows it (at most :data:`ECHO_LIMIT` UTF-8 bytes, escaped: `` (got 'x')``), any other
+    value its JSON type and start (:func:`not_sent`: ``, not an integer (got 1)``)."""
+    if isinstance(sent, str):
+        return f" (got {echo_repr(sent[:ECHO_LIMIT + 1])})"
+    return not_sent(sent)
+
+
+def choice_rule(choices: Iterable[str], sent: Any) -> str:
+    """``must be one of a, b, c`` and what was sent (:func:`not_a_choice`): ``must be one of user, memory (got
+    'x')``."""
+    return f"must be one of {', '.join(choices)}{not_a_choice(sent)}"
 
 
 def type_rule(expected: str, sent: Any) -> str:

@@ -105,7 +105,7 @@ async def tool_call(ls: Any, params: Any) -> dict[str, Any]:
     (an MCP tool of :func:`mnemon_ls.ops.tools.tools`, the same names and arguments) run as the MCP server
     runs it, answered with the operation's model-facing text. The client asks the person before a write
     (the request does not). Errors name the tool's arguments (``arguments.limit``, ``content``)."""
-    from ..errors import InvalidInput, type_rule
+    from ..errors import InvalidInput, choice_rule, type_rule
     from ..ops.execute import model_text_async, parse
     from ..ops.surfaces import Call
     from ..ops.tools import argument_name, tools
@@ -118,7 +118,7 @@ async def tool_call(ls: Any, params: Any) -> dict[str, Any]:
     known = tools()
     tool = known.get(params.get("name")) if isinstance(params.get("name"), str) else None
     if tool is None:
-        raise InvalidInput("name", f"must be one of {', '.join(known)}")
+        raise InvalidInput("name", choice_rule(known, params.get("name")))
     arguments = tool.validate(params.get("arguments"))
     if params.get("workspace") is not None and arguments.get("workspace") is None:
         arguments["workspace"] = params["workspace"]

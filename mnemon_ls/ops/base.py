@@ -27,7 +27,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..errors import InvalidInput, not_sent, range_rule, type_rule
+from ..errors import InvalidInput, not_a_choice, not_sent, range_rule, type_rule
 from .surfaces import Call, CliArg, CliCommand, Effect, LspCommand, LspMethod, McpTool, Operation, Surface
 
 __all__ = ["Call", "CliArg", "CliCommand", "Effect", "LspCommand", "LspMethod", "McpTool", "Operation", "Params",
@@ -164,7 +164,8 @@ def validation_problems(error: ValidationError, prefix: str = "", whole: str | N
     dot, or ``params``); the rule is in words that start lower-case, never echo the whole rejected value (it may
     be megabytes), name JSON's types (``an object``, ``an array``) and, when the type is wrong, the JSON type and
     the start of the value that was sent (:func:`mnemon_ls.errors.not_sent`: ``input should be a valid integer,
-    not a string (got 'ten')``; ``input should be 'user' or 'memory'`` for a string that is none of them); an
+    not a string (got 'ten')``; ``input should be 'user' or 'memory' (got 'x')`` for a string that is none of them:
+    :func:`mnemon_ls.errors.not_a_choice`); an
     unknown field ``is not a known field``, a missing one ``is required``. With ``model`` a field is named by its
     alias however the params were populated (:func:`_wire_loc`: ``documentRevision``, not ``document_revision``).
     A number out of its range is worded as every range check of the project words it, with the number sent
@@ -194,8 +195,10 @@ def validation_problems(error: ValidationError, prefix: str = "", whole: str | N
         for python, wire in _JSON_WORDS:
             rule = rule.replace(python, wire)
         rule = _CLASS_WORDS.sub("", rule)  # "an object or instance of CiteParam": a Python class, not a JSON type
-        if kind.endswith("_type") or (kind in ("literal_error", "enum") and not isinstance(sent, str)):
-            rule += not_sent(sent)  # a string not among the choices: the choices say it
+        if kind in ("literal_error", "enum"):
+            rule += not_a_choice(sent)  # none of the choices: what came, a string shown as sent
+        elif kind.endswith("_type"):
+            rule += not_sent(sent)
         problems.append((field, rule))
     return problems
 

@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..errors import InvalidInput
+from ..errors import InvalidInput, not_a_choice
 
 SCHEMA_VERSION = 1
 SCOPES = ("session", "project", "shared-project", "user")
@@ -161,6 +161,8 @@ def validate_record(data: Any) -> MemoryRecord:
         err = exc.errors()[0]
         field = ".".join(_camel(str(p)) for p in err["loc"]) or "record"
         rule = _RULES.get(field) if err["type"] in ("literal_error", "enum") else None
+        if rule is not None and rule.startswith("must be one of"):
+            rule += not_a_choice(err.get("input"))
         if err["type"] == "extra_forbidden":
             rule = "is not a field of a record (schemaVersion 1)"
         elif err["type"] == "missing":

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Iterable, Literal
 
-from ..errors import InvalidInput, ItemNotFound, control_rule, echo_repr, echo_value, range_rule, type_rule
+from ..errors import InvalidInput, ItemNotFound, choice_rule, control_rule, echo_repr, echo_value, range_rule, type_rule
 
 Clock = Callable[[], datetime]
 
@@ -224,7 +224,7 @@ def validate_category(value: Any, field_name: str = "category", *, default: str 
     if value is None:
         return default
     if not isinstance(value, str) or value.strip() not in CATEGORIES:
-        raise InvalidInput(field_name, "must be one of " + ", ".join(CATEGORIES))
+        raise InvalidInput(field_name, choice_rule(CATEGORIES, value))
     return value.strip()
 
 

@@ -18,7 +18,7 @@ import re
 import unicodedata
 from typing import Any, Mapping
 
-from ..errors import InvalidInput
+from ..errors import InvalidInput, choice_rule
 from .model import js_length, require_unicode
 
 
@@ -75,8 +75,8 @@ def secret_fields(provider_id: str) -> frozenset[str]:
 
 def _provider_id(value: Any) -> str:
     if not known_provider(value):
-        raise InvalidInput("providerId", "must be one of " + ", ".join(sorted({*PROVIDER_LABELS, *_plugins().PACKAGES,
-                                                                             *_plugins().installed()})))
+        raise InvalidInput("providerId", choice_rule(sorted({*PROVIDER_LABELS, *_plugins().PACKAGES,
+                                                             *_plugins().installed()}), value))
     return value
 
 

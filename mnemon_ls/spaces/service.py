@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .. import fsio
-from ..errors import InvalidInput
+from ..errors import InvalidInput, choice_rule
 from ..redact import Scrubber
 from .accessflush import AccessFlusher
 from .errors import SpaceRefused
@@ -150,7 +150,7 @@ class SpacesService(SpacesWrites, SpacesRecall):
         #: :mod:`mnemon_ls.redact` first; a credential in a space name or a branch is refused.
         self.secrets = Scrubber(secrets).mode
         if native_driver not in NATIVE_DRIVERS:
-            raise InvalidInput("nativeDriver", "must be one of " + ", ".join(NATIVE_DRIVERS))
+            raise InvalidInput("nativeDriver", choice_rule(NATIVE_DRIVERS, native_driver))
         self.root = Path(root)
         self.clock = clock
         self.quality = quality or RecallQuality()

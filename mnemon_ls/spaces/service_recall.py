@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
 from .. import nowait
-from ..errors import InvalidInput, MnemonError, range_rule, type_rule
+from ..errors import InvalidInput, MnemonError, choice_rule, range_rule, type_rule
 from . import policy as quality_policy
 from .errors import ProviderUnavailable
 from .model import (
@@ -142,7 +142,7 @@ class SpacesRecall:
         if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= 5:
             raise InvalidInput("depth", range_rule("integer", {"ge": 1, "le": 5}, depth))
         if edge_type is not None and edge_type not in EDGE_TYPES:
-            raise InvalidInput("edgeType", "must be one of " + ", ".join(EDGE_TYPES))
+            raise InvalidInput("edgeType", choice_rule(EDGE_TYPES, edge_type))
         count = validate_limit(limit, default=20)
         self._capable(record, "related")
         try:
@@ -164,21 +164,22 @@ class SpacesRecall:
         sent the results :func:`withheld_from_assistant` names; they are counted in ``withheld``). Raises
         :class:`InvalidInput` naming the field for a bad value."""
         if audience not in AUDIENCES:
-            raise InvalidInput("audience", "must be one of " + ", ".join(AUDIENCES))
+            raise InvalidInput("audience", choice_rule(AUDIENCES, audience))
         text = validate_query(query)
         count = validate_limit(limit)
         if mode not in RECALL_MODES:
-            raise InvalidInput("mode", "must be one of " + ", ".join(RECALL_MODES))
+            raise InvalidInput("mode", choice_rule(RECALL_MODES, mode))
         if category is not None and category not in CATEGORIES:
-            raise InvalidInput("category", "must be one of " + ", ".join(CATEGORIES))
+            raise InvalidInput("category", choice_rule(CATEGORIES, category))
         if source is not None and source not in SOURCES:
-            raise InvalidInput("source", "must be one of " + ", ".join(SOURCES))
+            raise InvalidInput("source", choice_rule(SOURCES, source))
         if intent is not None and (not isinstance(intent, str) or intent.upper() not in INTENTS):
-            raise InvalidInput("intent", "must be one of " + ", ".join(INTENTS))
+            raise InvalidInput("intent", choice_rule(INTENTS, intent))
         if branch_recall not in BRANCH_RECALL_MODES:
-            raise InvalidInput("branchRecall", "must be one of " + ", ".join(BRANCH_RECALL_MODES))
+            raise InvalidInput("branchRecall", choice_rule(BRANCH_RECALL_MODES, branch_recall))
         if detached_head_policy not in DETACHED_HEAD_POLICIES:
-            raise InvalidInput("detachedHeadPolicy", "must be one of " + ", ".join(DETACHED_HEAD_POLICIES))
+            raise InvalidInput("detachedHeadPolicy", choice_rule(DETACHED_HEAD_POLICIES,
+                                                                          detached_head_policy))
         if branch is not None and (not isinstance(branch, str) or not branch.strip()):
             raise InvalidInput("branch", "must be a branch name or null")
         config = quality or self.quality

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Sequence
 
-from ..errors import InvalidInput, MnemonError, range_rule
+from ..errors import InvalidInput, MnemonError, choice_rule, range_rule
 from ..redact import Scrubber
 from .errors import SpaceRefused
 from .model import (
@@ -258,7 +258,7 @@ class SpacesWrites:
         if src == tgt:
             raise InvalidInput("targetId", "must differ from sourceId")
         if edge_type not in EDGE_TYPES:
-            raise InvalidInput("edgeType", "must be one of " + ", ".join(EDGE_TYPES))
+            raise InvalidInput("edgeType", choice_rule(EDGE_TYPES, edge_type))
         if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 <= weight <= 1:
             raise InvalidInput("weight", range_rule("number", {"ge": 0, "le": 1}, weight))
         scrub = Scrubber(self.secrets)

@@ -18,7 +18,8 @@ MUTATE = "mnemon/runtime/mutate"
 
 # (method, params, field, rule)
 INVALID_INPUT = [
-    (MUTATE, {"action": "frobnicate", "content": "x"}, "action", "input should be 'add', 'replace' or 'remove'"),
+    (MUTATE, {"action": "frobnicate", "content": "x"}, "action",
+     "input should be 'add', 'replace' or 'remove' (got 'frobnicate')"),
     (MUTATE, {"action": "add"}, "content", "is required"),
     (MUTATE, {"content": "x"}, "action", "is required"),
     (MUTATE, {"action": "add", "content": "a \u00a7 b"}, "content",
@@ -32,7 +33,8 @@ INVALID_INPUT = [
      "must not contain '..' (got 'bad..name')"),
     (MUTATE, {"action": "add", "content": "x", "branches": ["main", "-x"]}, "branches[1]",
      "must not start with '/' or '-' (got '-x')"),
-    (MUTATE, {"action": "add", "content": "x", "target": "project"}, "target", "input should be 'user' or 'memory'"),
+    (MUTATE, {"action": "add", "content": "x", "target": "project"}, "target",
+     "input should be 'user' or 'memory' (got 'project')"),
     (MUTATE, {"action": "add", "content": "x", "color": "red"}, "color", "is not a known field"),
     (MUTATE, [{"action": "add", "content": "x"}], "params",
      "must be an object, not an array (got [{'action': 'add', 'content': 'x'}])"),

@@ -107,7 +107,7 @@ def test_answer_for_passes_messages_through() -> None:
     ({"action": "add", "importance": 3}, "importance", "input should be"),
     ({"content": "x"}, "action", "is required"),
     ({"action": "add", "branches": ["ok", 5]}, "branches[1]", "input should be a valid string"),
-    ({"action": "zap"}, "action", "input should be 'add', 'replace' or 'remove'"),
+    ({"action": "zap"}, "action", "input should be 'add', 'replace' or 'remove' (got 'zap')"),
 ])
 async def test_argument_errors_name_the_field_and_rule_in_our_words(workspace: Path, data_dir: Path,
                                                                     arguments: dict, field: str, rule: str) -> None:

@@ -15,7 +15,7 @@ import uuid
 from typing import Any, Sequence
 
 from .. import graph
-from ...errors import InvalidInput
+from ...errors import InvalidInput, choice_rule
 from ..index import BULK_ROWS, TOKENIZER, IndexRow
 from ..model import EDGE_TYPES, epoch_seconds, parse_time, rfc3339
 from .base import ExportEdge, ExportItem
@@ -218,7 +218,7 @@ class NativeWrites:
         ``sourceId``/``targetId`` when an end is missing or forgotten, ``edgeType`` when the store's schema
         predates ``supersedes``. Returns the CLI's link JSON."""
         if edge_type not in EDGE_TYPES:
-            raise InvalidInput("edgeType", "must be one of " + ", ".join(EDGE_TYPES))
+            raise InvalidInput("edgeType", choice_rule(EDGE_TYPES, edge_type))
         meta = {**(metadata or {}), "created_by": "mnemon-ls"}
         with self._lock:
             def body(db: sqlite3.Connection) -> dict[str, Any]:

@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
-from mnemon_ls.errors import InvalidInput, MnemonError, ProviderUnavailable
+from mnemon_ls.errors import InvalidInput, MnemonError, ProviderUnavailable, choice_rule
 from mnemon_ls.spaces.model import Item, parse_time, rfc3339
 from mnemon_ls.spaces.providers.base import (filtered, Health, KeepFn, Namespace, NoGraphNoMerge, SearchOutcome,
                                               sparse_hint)
@@ -82,7 +82,7 @@ def build_config(service: dict[str, Any]) -> tuple[dict[str, Any], Path, str]:
     ``services.<field>``. Nothing is opened or connected here."""
     mode = str(service.get("mode") or "local")
     if mode not in MODES:
-        raise InvalidInput("services.mode", "must be one of " + ", ".join(MODES))
+        raise InvalidInput("services.mode", choice_rule(MODES, mode))
     store = str(service.get("vectorStore") or "qdrant-local")
     data = Path(str(service["dataPath"])).expanduser() if service.get("dataPath") else default_data_dir()
     collection = str(service.get("collection") or "mnemon")

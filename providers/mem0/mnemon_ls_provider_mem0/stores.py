@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mnemon_ls.errors import InvalidInput, ProviderUnavailable
+from mnemon_ls.errors import InvalidInput, ProviderUnavailable, choice_rule
 
 VECTOR_STORES = ("qdrant-local", "qdrant", "pgvector")
 SSL_MODES = ("disable", "allow", "prefer", "require", "verify-ca", "verify-full")
@@ -99,7 +99,7 @@ def pg_target(service: dict[str, Any], timeout: float) -> PgTarget:
         raise InvalidInput("services.pgPort", "must be an integer 1..65535")
     sslmode = str(service.get("pgSslMode") or "").strip() or None
     if sslmode is not None and sslmode not in SSL_MODES:
-        raise InvalidInput("services.pgSslMode", "must be one of " + ", ".join(SSL_MODES))
+        raise InvalidInput("services.pgSslMode", choice_rule(SSL_MODES, sslmode))
     password = service.get("pgPassword")
     return PgTarget(host, port, _name(service, "pgDatabase", "postgres"), _name(service, "pgUser", None),
                     str(password) if password not in (None, "") else None, sslmode, timeout)
@@ -109,7 +109,7 @@ def vector_store_config(service: dict[str, Any], store: str, data: Path, collect
                         timeout: float) -> dict[str, Any]:
     """Mem0's ``vector_store`` entry (pgvector's ``connection_pool`` is added by :func:`open_pg_pool`)."""
     if store not in VECTOR_STORES:
-        raise InvalidInput("services.vectorStore", "must be one of " + ", ".join(VECTOR_STORES))
+        raise InvalidInput("services.vectorStore", choice_rule(VECTOR_STORES, store))
     config: dict[str, Any] = {"collection_name": collection, "embedding_model_dims": dims}
     if store == "qdrant-local":
         config.update(path=str(data / "qdrant"), on_disk=True)

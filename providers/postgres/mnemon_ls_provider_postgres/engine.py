@@ -21,7 +21,7 @@ import time
 import uuid
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
-from mnemon_ls.errors import InvalidInput, MnemonError, ProviderUnavailable, SpaceRefused
+from mnemon_ls.errors import InvalidInput, MnemonError, ProviderUnavailable, SpaceRefused, choice_rule
 from mnemon_ls.spaces.providers.base import Health, Namespace
 
 from .connect import Target, _login, target_of
@@ -87,7 +87,7 @@ class PostgresEngine:
                                                   "with a digit")
         access = str(service.get("access") or "team")
         if access not in ("team", "user"):
-            raise InvalidInput("services.access", "must be one of team, user")
+            raise InvalidInput("services.access", choice_rule(("team", "user"), access))
         engine = cls(target_of(service), schema, access, str(service.get("author") or _login()))
         found = engine.call(lambda conn: version_of(conn, schema))
         if service.get("probe") and found == 0:
