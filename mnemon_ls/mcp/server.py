@@ -80,6 +80,14 @@ def tool_error(error: Exception, rename: Mapping[str, str] | None = None,
     return ToolError(bounded_error(f"internal-error: {type(error).__name__}: {error}"))
 
 
+def internal_tool_error(exc: Exception, where: str) -> ToolError:
+    """An exception no layer expected (a bug), as an MCP tool error: ``internal-error: <type>: <message>`` (clipped),
+    with its traceback logged to stderr under ``where`` (the operation's name). Without it the SDK answers only
+    "Error executing tool <name>", and the client cannot tell a bug from a refusal."""
+    log.error("internal error in %s", where, exc_info=exc)
+    return tool_error(exc)
+
+
 def os_tool_error(exc: OSError) -> ToolError:
     """An :class:`OSError` no layer below mapped, as an MCP tool error: a storage failure with its code
     (:func:`~mnemon_ls.errors.storage_error`), a path too long as ``invalid-input`` naming ``path``, else
@@ -249,6 +257,8 @@ class MnemonMcp:
             raise tool_error(exc) from None
         except OSError as exc:
             raise os_tool_error(exc) from None
+        except Exception as exc:  # a bug: the client learns its kind, the log its traceback
+            raise internal_tool_error(exc, getattr(operation, "__name__", "a call")) from None
 
     # ------------------------------------------------------------------ tools
 
@@ -306,10 +316,14 @@ class MnemonMcp:
                                              to_thread=to_thread)
             return await model_text_async(operation, data, Call(host, "mcp", session=self.session_id),
                                           to_thread=to_thread)
+        except ToolError:
+            raise
         except MnemonError as exc:
             raise tool_error(exc, _error_rename(operation), _wire_fields(operation)) from None
         except OSError as exc:  # the SDK would answer only "Error executing tool <name>"
             raise os_tool_error(exc) from None
+        except Exception as exc:  # a bug: the client learns its kind, the log its traceback
+            raise internal_tool_error(exc, operation.name) from None
 
     def _register_tools(self) -> None:
         self._bind_operations()  # every tool comes from the operation layer (mnemon_ls/ops/tools.py)

@@ -69,8 +69,10 @@ async def test_import_propose_with_no_file_of_the_source_says_so_and_points_to_n
         error, message = await call(session, "mnemon_import_propose", {"source": "agents-md"})
         assert not error, message
         assert message == "Found no agents-md file to read (looked for AGENTS.md): nothing to propose."
+        # A directory given as the path and holding none of the source's files is refused, naming it (h-small49).
         error, message = await call(session, "mnemon_import_propose",
                                     {"source": "cline", "path": str(tmp_path / "no-bank")})
-        assert not error, message
-        assert message == f"Found no cline file to read (looked in {tmp_path / 'no-bank'}): nothing to propose."
+        assert error
+        assert message.endswith(f"invalid-input: path: {tmp_path / 'no-bank'} holds no file cline reads: looked "
+                                "for memory-bank/*.md, *.md in it")
     assert not (workspace / ".dsh" / "workspace-memory" / "records.jsonl").exists()
