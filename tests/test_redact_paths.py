@@ -302,6 +302,28 @@ def test_redact_apply_cleans_a_store_an_older_version_wrote(cli_dirs: Path):
     assert leaks(root) == []
 
 
+def test_redact_apply_cleans_the_kept_store_of_a_deleted_space(cli_dirs: Path):
+    """A deleted space's store is kept under the root (``data/.deleted/``, with its catalog entry beside it):
+    ``doctor`` finds a value stored there with ``secrets=allow`` and ``redact --apply`` leaves none of it."""
+    tmp = cli_dirs
+    root, ws = tmp / "root", tmp / "ws"
+    host = _host(root, ws, "allow")
+    host.spaces.create_space("Project", "decisions", active=True)
+    old = host.spaces.create_space("Old", f"old notes; admin password={PASSWORD}").record.id
+    host.spaces.remember(f"push with {GITHUB['ghp']}", space_id=old)
+    kept = Path(host.spaces.delete_space(old, confirm=True)["keptAt"])
+    host.close()
+    found = leaks(root, [PASSWORD, GITHUB["ghp"]])
+    assert {Path(f).parent for f, _ in found} == {kept, kept.parent}, found  # the store and its entry only
+    doctor = json.loads(_cli(tmp, "doctor", "--json").stdout)
+    assert {f["location"].split("/")[1] for f in doctor["secrets"]} == {".deleted"}
+    applied = _cli(tmp, "redact", "--apply", "--json")
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+    assert leaks(root, [PASSWORD, GITHUB["ghp"]]) == []
+    with sqlite3.connect(f"file:{kept / 'mnemon.db'}?mode=ro", uri=True) as db:
+        assert db.execute("SELECT content FROM insights").fetchall() == [("push with [redacted:github-token]",)]
+
+
 def test_space_update_and_archive_summary_are_redacted_and_counted(tmp_path: Path):
     root = tmp_path / "root"
     host = _host(root, tmp_path)

@@ -101,7 +101,7 @@ def add_parser(commands: Any, groups: dict[str, Any], common: argparse.ArgumentP
                 options["action"] = "store_false" if arg.default is True else "store_true"
             else:
                 options.update(action="store_const", const=arg.default)
-            parser.add_argument(*arg.aliases, arg.flag, dest=arg.field, **options)
+            parser.add_argument(*_option_strings(arg), dest=arg.field, **options)
             continue
         if arg.kind == "clear":
             parser.add_argument(arg.flag, dest=_clear_dest(arg), action="store_true", **options)
@@ -127,7 +127,7 @@ def add_parser(commands: Any, groups: dict[str, Any], common: argparse.ArgumentP
             options["action"] = "append"
         if arg.required:
             options["required"] = True
-        action = parser.add_argument(*arg.aliases, arg.flag, dest=_dest(arg), **options)
+        action = parser.add_argument(*_option_strings(arg), dest=_dest(arg), **options)
         action.param = _param(info, arg.field)  # type: ignore[attr-defined]
     for flag, options in cli.extra.items():
         parser.add_argument(flag, **options)
@@ -173,6 +173,13 @@ def _clear_dest(arg: Any) -> str:
 def _dest(arg: Any) -> str:
     """Where argparse keeps an argument's value: its ``dest``, default its field."""
     return arg.dest or arg.field
+
+
+def _option_strings(arg: Any) -> tuple[str, ...]:
+    """An option's strings in the order argparse shows them: a short alias first (``-o, --output``), then the
+    option's own flag, then a long alias (``--confirm, --yes``): the usage line shows the first."""
+    short = tuple(a for a in arg.aliases if not a.startswith("--"))
+    return (*short, arg.flag, *(a for a in arg.aliases if a.startswith("--")))
 
 
 def _lead(command: Any, field_name: str) -> Any:

@@ -79,6 +79,14 @@ class SpaceIdParams(WorkspaceParams):
     space_id: str = Field(alias="spaceId", description=SPACE_HELP, json_schema_extra=_SPACE_ID)
 
 
+class SpaceDeleteParams(SpaceIdParams):
+    """``mnemon/spaces/delete``: ``{workspace?, spaceId, confirm?}``; a space holding items needs ``confirm``
+    (``confirmation-required`` otherwise, nothing changed)."""
+
+    confirm: StrictBool = Field(False, description="confirm deleting a space that holds items (a native store is "
+                                                   "moved to data/.deleted/, not erased)")
+
+
 class SpaceMergeParams(WorkspaceParams):
     """``mnemon/spaces/merge``: ``{workspace?, sourceIds, targetId, deactivateSources?}``."""
 
@@ -372,10 +380,15 @@ OPERATIONS = (
         mcp=McpTool(SPACES_TOOL, fields=("space_id", "workspace"), action="deactivate"),
         cli=_space_cmd("deactivate", "stop reading from this space")),
     Operation(
-        "spaces.delete", SpaceIdParams, lambda c, p: c.host.spaces.delete_space(p.space_id),
-        "Unregister and remove a Memory Space (never the last native store).", effect="destroy",
+        "spaces.delete", SpaceDeleteParams, lambda c, p: c.host.spaces.delete_space(p.space_id, confirm=p.confirm),
+        "Unregister and remove a Memory Space (never the last native store; one holding items only with confirm; "
+        "a native store is moved to data/.deleted/, not erased).", effect="destroy",
         lsp=LspMethod("mnemon/spaces/delete"),
-        cli=_space_cmd("delete", "unregister and remove a space (never the last native store)")),
+        cli=CliCommand(("space", "delete"), "unregister and remove a space (never the last native store; one "
+                       "holding items only with --confirm; a native store is moved to data/.deleted/)", (
+            CliArg("space_id", dest="id", metavar="SPACE", help=SPACE_HELP),
+            CliArg("confirm", flag="--confirm", aliases=("--yes",), kind="flag",
+                   help="delete it even though it holds items")), text=_space_text("delete"))),
     Operation(
         "spaces.status", SpaceIdParams, lambda c, p: c.host.spaces.space_status(p.space_id),
         "Counts, edges, schema and index of a Memory Space.",

@@ -154,8 +154,9 @@ class CliArg:
     ``--help`` shows it (``--space: ...`` for ``spaceId``; ``SPACE: ...`` for a positional of ``metavar``
     ``SPACE``, else its ``dest``) when the invocation gave it; ``names_errors`` makes the option name it
     also when the invocation did not give it (``--space: ...`` for a ``spaceId`` chosen by default); ``aliases``
-    are more option strings of the same option (``-o`` for ``--output``); ``also`` are more names an error about
-    the field may carry, the words of the layer below (``pack`` for a pack file's ``path``).
+    are more option strings of the same option (``-o`` for ``--output``, shown before it; ``--yes`` for
+    ``--confirm``, after it); ``also`` are more names an error about the field may carry, the words of the layer
+    below (``pack`` for a pack file's ``path``).
 
     ``spread`` names the fields an option's converted value (an object) holds (``--plan FILE``: revision,
     target, entries, pending): each member it has sets its field, and another option of any of them is

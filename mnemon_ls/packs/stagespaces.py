@@ -5,8 +5,9 @@ is already here (``skipped``); one whose id is taken otherwise (another store, a
 comes in under a new UUID id (``renamed``); the rest is ``added``; every new store directory and the new
 catalog are staged and swapped in one by one. ``replace``: the pack's native spaces become ``data/`` (one
 directory swap); a pack space with the id and store of a native space here is ``skipped`` (it stays), the
-other native spaces are ``removed``; a pack without spaces is refused for a root that has stores
-(``would-empty``). Names are made unique and the active flags settled (:func:`_settle_names_and_flags`),
+other native spaces are ``removed``; the stores of deleted spaces (``data/.deleted/``) and the quarantined
+catalogs (``data/.quarantine/``) are copied into the new ``data/`` (kept, as a documents replace keeps
+``quarantine/``); a pack without spaces is refused for a root that has stores (``would-empty``). Names are made unique and the active flags settled (:func:`_settle_names_and_flags`),
 ``<root>/active`` repaired (:func:`_active_store`), every staged store opened once and redacted under
 ``secrets`` (:func:`_check_and_redact_spaces`).
 """
@@ -22,8 +23,10 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from .. import fsio
 from ..errors import MnemonError, PackInvalid, PackRefused
+from ..spaces.deleted import DELETED_DIR
 from ..spaces.model import SPACE_ID_RE
 from ..spaces.registry_model import LAST_GOOD_FILE, LOCK_FILE, NATIVE_FILE, SpaceRecord
+from .staging import copy_tree
 from .stores import any_secret, same_store, store_has_secret
 from .validate import Pack, PackSpace
 
@@ -123,6 +126,9 @@ def stage_spaces(host: "Host", pack: Pack, mode: str, plan: "ImportPlan", stage:
         plan.pairs.append((staged_catalog, data_dir / NATIVE_FILE))
     else:
         staged_data = staged_root / "data"
+        for kept in (DELETED_DIR, ".quarantine"):  # not memory the pack replaces: copies a person may still need
+            if (data_dir / kept).is_dir() and not (data_dir / kept).is_symlink():
+                copy_tree(data_dir / kept, staged_data / kept, lambda _name: False)
         os.unlink(staged_data / NATIVE_FILE)
         fsio.create_file_durably(staged_data / NATIVE_FILE, catalog)
         plan.links.append((data_dir / LOCK_FILE, staged_data / LOCK_FILE))

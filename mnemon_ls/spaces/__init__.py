@@ -61,7 +61,9 @@ Shapes: :class:`SpaceView`, :class:`RecallResult`, :class:`SpacesCover` and :cla
 their ``to_dict()``. Files: ``data/.dsh-memory-bodies.json`` and ``state/memory-providers.json`` (truth,
 0600), ``data/.dsh-memory-bodies.lock`` (lock marker), ``state/.dsh-memory-bodies.last-good.json``,
 ``data/.quarantine/`` and ``state/quarantine/`` (damaged registries), ``data/<id>/mnemon.db`` (the CLI's
-store), ``data/<id>/.mnemon-ls-index.db*`` (derived; exclude from packs; safe to delete).
+store), ``data/<id>/.mnemon-ls-index.db*`` (derived; exclude from packs; safe to delete),
+``data/.deleted/<stamp>-<id>/`` and ``<stamp>-<id>.json`` (a deleted space's store and catalog entry, kept:
+:mod:`.deleted`).
 """
 
 from typing import Any

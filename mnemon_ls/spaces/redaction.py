@@ -1,7 +1,8 @@
 """Stored secrets in the Memory Spaces Source: find them (``doctor``) and redact them (``mnemon-ls redact --apply``).
 
 What is looked at: the native catalog (``data/.dsh-memory-bodies.json``, its last-good copy and
-``data/.quarantine/``: space names and descriptions) and every ``data/<id>/mnemon.db`` (insight
+``data/.quarantine/``, the ``.json`` entries of deleted spaces: space names and descriptions) and every
+``data/<id>/mnemon.db`` and ``data/.deleted/<stamp>-<id>/mnemon.db`` (a deleted space's store; insight
 content, tags and entities, oplog details, edge metadata; tags and entities are labels, judged as the write
 path judges them: :func:`cell_secrets`). ``state/memory-providers.json`` holds the
 credentials of configured third-party providers on purpose (DESIGN.md invariant 6) and is left alone.
@@ -26,6 +27,7 @@ from .. import fsio
 from ..redact import (SecretMatch, find_label_secrets, find_secrets, redact_file_bytes, redact_json_value, redact_label,
                       redact_text)
 from ..sqliteindex import open_existing, open_reader
+from .deleted import DELETED_DIR
 from .index import INDEX_FILE
 from .model import BRANCH_TAG_PREFIX
 from .service import SpacesService
@@ -43,7 +45,12 @@ def _where(root: Path, path: Path) -> str:
 
 
 def _databases(svc: SpacesService) -> list[Path]:
-    return [svc.root / "data" / name / "mnemon.db" for name in svc.registry.store_dirs()]
+    """Every registered store's ``mnemon.db``, then those of deleted spaces (``data/.deleted/*/mnemon.db``,
+    :mod:`.deleted`): still under the root, so a secret there is found and redacted too."""
+    deleted = svc.registry.data_dir / DELETED_DIR
+    kept = sorted(p / "mnemon.db" for p in deleted.iterdir() if p.is_dir() and not p.is_symlink()
+                  and (p / "mnemon.db").is_file()) if deleted.is_dir() else []
+    return [svc.root / "data" / name / "mnemon.db" for name in svc.registry.store_dirs()] + kept
 
 
 def _catalog_files(svc: SpacesService) -> list[Path]:
@@ -52,6 +59,9 @@ def _catalog_files(svc: SpacesService) -> list[Path]:
     quarantine = registry.data_dir / ".quarantine"
     if quarantine.is_dir():
         paths.extend(sorted(p for p in quarantine.iterdir() if p.is_file()))
+    deleted = registry.data_dir / DELETED_DIR  # the catalog entries of deleted spaces, beside their stores
+    if deleted.is_dir():
+        paths.extend(sorted(p for p in deleted.iterdir() if p.suffix == ".json" and p.is_file()))
     return [p for p in paths if p.is_file()]
 
 
@@ -178,8 +188,12 @@ def apply(svc: SpacesService) -> dict[str, Any]:
                 svc.registry.update(record.id, name=name, description=description)
                 result["spaces"] += 1
         quarantine = svc.registry.data_dir / ".quarantine"
-        if quarantine.is_dir():
-            for path in sorted(p for p in quarantine.iterdir() if p.is_file()):
+        copies = sorted(p for p in quarantine.iterdir() if p.is_file()) if quarantine.is_dir() else []
+        deleted = svc.registry.data_dir / DELETED_DIR
+        if deleted.is_dir():
+            copies += sorted(p for p in deleted.iterdir() if p.suffix == ".json" and p.is_file())
+        if copies:
+            for path in copies:
                 new, kinds = redact_file_bytes(path.read_bytes(), path.name)
                 if kinds:
                     fsio.write_file_atomically(path, new)

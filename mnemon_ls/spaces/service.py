@@ -11,9 +11,11 @@ Rules (shared/reference/dsh-mnemon.md 6.2-6.6, seed 000 "Memory Spaces", DESIGN.
   A *committed* remember into an inactive space activates it (``receipt.activated``). ``link`` and
   ``forget`` name their space explicitly and never change activation.
 - Create: the first native space of a root without stores gets id ``default``, later ones UUIDs; new
-  spaces are inactive unless ``active=True``. Delete refuses the last native store; deleting the CLI's
+  spaces are inactive unless ``active=True``. Delete refuses the last native store, and a space holding
+  live items unless confirmed (``ConfirmationRequired``, nothing changed); deleting the CLI's
   default store (``<root>/active``) first points it at another store (registered active first, then by
-  id, else any store directory). Merge is native-only and non-destructive: each source is imported
+  id, else any store directory); a native store is moved to ``data/.deleted/`` (:mod:`.deleted`), never
+  erased. Merge is native-only and non-destructive: each source is imported
   into the target and deactivated only when every item is accounted for (``imported + skipped ==
   items`` and no error).
 - Recall: candidates from every selected space (``candidateLimit`` of the policy), federated by
@@ -38,15 +40,17 @@ and the :class:`RecallResult`/:class:`SpacesCover` shapes, re-exported here).
 from __future__ import annotations
 
 import shutil
+import sqlite3
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
 from .. import fsio
-from ..errors import InvalidInput, choice_rule
+from ..errors import ConfirmationRequired, InvalidInput, MnemonError, choice_rule
 from ..redact import Scrubber
 from .accessflush import AccessFlusher
+from .deleted import set_aside
 from .errors import SpaceRefused
 from .model import Clock, utc_now
 from .naming import require_free_name, resolve
@@ -340,22 +344,36 @@ class SpacesService(SpacesWrites, SpacesRecall):
         """Keep a space out of reads (its data and the CLI's default store are unchanged)."""
         return self._view(self.registry.update(resolve(self.state(), space_id).id, active=False))
 
-    def delete_space(self, space_id: str) -> dict[str, Any]:
-        """Delete a space (module doc). Native: the store directory is removed; returns ``{"deleted",
-        "providerId", "defaultStore": <the CLI's default store afterwards or None>, "message"}``."""
+    def delete_space(self, space_id: str, *, confirm: bool = False) -> dict[str, Any]:
+        """Delete a space (module doc). A space that holds live items (or whose count cannot be read) needs
+        ``confirm``: without it :class:`~mnemon_ls.errors.ConfirmationRequired` (``data``: ``field``
+        ``"confirm"``, ``spaceId``, ``spaceName``, ``items``: the live items, ``None`` when not countable) and
+        nothing changes. Native: the store directory is moved to ``data/.deleted/<stamp>-<id>/``, never erased
+        (:func:`.deleted.set_aside`). Returns ``{"deleted", "providerId", "items", "keptAt": <the copy's
+        absolute path, or None>, "defaultStore": <the CLI's default store afterwards or None>, "message"}``."""
         state = self.state()
         record = resolve(state, space_id)
         space_id = record.id
+        stores = self.registry.store_dirs()
+        others = [s for s in stores if s != space_id]
+        if record.native and space_id in stores and not others:
+            raise SpaceRefused(f"space {space_id} holds the last native store of this root and cannot be deleted "
+                               "(deactivate it instead)", spaceId=space_id, reason="last native store")
+        items = self._live_items(record)
+        if items != 0 and confirm is not True:
+            held = "an unknown number of items (they cannot be counted now)" if items is None else (
+                "1 item" if items == 1 else f"{items} items")
+            after = (f"its store is then moved to {self.root / 'data' / '.deleted'}, not erased" if record.native
+                     else "the provider keeps its items; only this root's mapping is removed")
+            raise ConfirmationRequired(
+                f"confirm: space {record.name} ({space_id}) holds {held}; deleting it needs explicit confirmation "
+                f"(--confirm / \"confirm\": true); {after}", field="confirm", spaceId=space_id,
+                spaceName=record.name, items=items)
         if not record.native:
             self._drop_provider(space_id)
             self.registry.remove(space_id)
-            return {"deleted": space_id, "providerId": record.provider_id, "defaultStore": None,
-                    "message": "Removed the local mapping; the provider's data is unchanged."}
-        stores = self.registry.store_dirs()
-        others = [s for s in stores if s != space_id]
-        if space_id in stores and not others:
-            raise SpaceRefused(f"space {space_id} holds the last native store of this root and cannot be deleted "
-                               "(deactivate it instead)", spaceId=space_id, reason="last native store")
+            return {"deleted": space_id, "providerId": record.provider_id, "items": items, "keptAt": None,
+                    "defaultStore": None, "message": "Removed the local mapping; the provider's data is unchanged."}
         effective = self.registry.effective_store
         replacement = None
         if others:
@@ -363,20 +381,27 @@ class SpacesService(SpacesWrites, SpacesRecall):
             ranked = sorted(registered, key=lambda b: (not b.active, b.id))
             replacement = ranked[0].id if ranked else sorted(others)[0]
         self._drop_provider(space_id)
-        if self.native_driver == "cli" and space_id in stores:
-            if effective == space_id and replacement:
+        if effective == space_id and replacement:
+            if self.native_driver == "cli" and space_id in stores:
                 self.runner.set_default_store(replacement)
-            self.runner.remove_store(space_id, replacement or effective)
-        else:
-            if effective == space_id and replacement and (self.root / "active").exists():
+            elif (self.root / "active").exists():
                 fsio.write_file_atomically(self.root / "active", f"{replacement}\n".encode("utf-8"))
-            directory = self.root / "data" / space_id
-            if directory.is_dir():
-                shutil.rmtree(directory)
-        self.registry.remove(space_id)
+        kept = set_aside(self.registry, space_id)
         default = self.registry.effective_store
-        return {"deleted": space_id, "providerId": NATIVE_PROVIDER, "defaultStore": default,
-                "message": f"Deleted space {space_id} and its store."}
+        message = f"Deleted space {record.name} ({space_id})."
+        if kept is not None:
+            message += (f" Its store was moved to {kept} (to restore it, move that folder back to "
+                        f"{self.root / 'data' / space_id}).")
+        return {"deleted": space_id, "providerId": NATIVE_PROVIDER, "items": items,
+                "keptAt": str(kept) if kept is not None else None, "defaultStore": default, "message": message}
+
+    def _live_items(self, record: SpaceRecord) -> int | None:
+        """The live (not forgotten) items of ``record``'s space: its provider's ``count()``; ``None`` when it
+        cannot be counted (a provider unreachable or failing, a store that does not open)."""
+        try:
+            return int(self.provider(record).count())
+        except (MnemonError, OSError, ValueError, TypeError, sqlite3.Error):
+            return None
 
     def space_status(self, space_id: str) -> dict[str, Any]:
         """``{"space": SpaceView, "status": <provider status object>}``. An inspection: works on an inactive

@@ -407,3 +407,22 @@ async def test_space_list_names_a_rebuilt_registry_until_the_copy_is_deleted(cli
     copy.unlink()
     assert set(await client.call("mnemon/spaces/list", {})) == {"spaces", "workspace"}
     assert "notes" not in (await client.call("mnemon/status", {}))["workspaces"][0]
+
+
+async def test_space_delete_asks_for_confirm_when_the_space_holds_items(client: MnemonClient, repo_dir: Path):
+    # mnemon/spaces/delete of a space with items: confirmation-required (the data an editor needs to ask the
+    # person and send again with confirm: true), nothing changed; confirmed, the store is kept in data/.deleted/
+    await _space(client)
+    other = await client.call("mnemon/spaces/create", {"name": "Build facts", "description": "how it builds"})
+    await _remember(client, "Builds take four minutes", spaceId=other["id"])
+    store = repo_dir / ".mnemon" / "data" / other["id"]
+    error = await client.call_error("mnemon/spaces/delete", {"spaceId": "Build facts"})
+    assert (error.code, error.data) == (-32025, {"code": "confirmation-required", "field": "confirm",
+                                                 "spaceId": other["id"], "spaceName": "Build facts", "items": 1})
+    assert error.message.startswith(f"confirm: space Build facts ({other['id']}) holds 1 item; ")
+    assert (store / "mnemon.db").is_file()
+    assert [s["id"] for s in (await client.call("mnemon/spaces/list", {}))["spaces"]] == ["default", other["id"]]
+    deleted = await client.call("mnemon/spaces/delete", {"spaceId": "Build facts", "confirm": True})
+    kept = Path(deleted["keptAt"])
+    assert (deleted["deleted"], deleted["items"], kept.parent) == (other["id"], 1, store.parent / ".deleted")
+    assert (kept / "mnemon.db").is_file() and not store.exists()

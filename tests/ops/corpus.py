@@ -814,7 +814,9 @@ def lsp_cases() -> list[Case]:
     add("spaces/merge: good", S + "merge", {"sourceIds": ["<<space2>>"], "targetId": "default",
                                             "deactivateSources": True})
     add("spaces/delete: unknown", S + "delete", {"spaceId": "nope"})
-    add("spaces/delete: second", S + "delete", {"spaceId": "<<space2>>"})
+    add("spaces/delete: second holds items", S + "delete", {"spaceId": "<<space2>>"})
+    add("spaces/delete: confirm not a boolean", S + "delete", {"spaceId": "<<space2>>", "confirm": "yes"})
+    add("spaces/delete: second confirmed", S + "delete", {"spaceId": "<<space2>>", "confirm": True})
     add("spaces/delete: last native store", S + "delete", {"spaceId": "default"})
     add("spaces/list: after merge and delete", S + "list", {})
     add("mutate: memory big fact", M, {"action": "add", "content": _long_fact("omega", 400)})
@@ -1601,7 +1603,8 @@ def cli_cases() -> list[Case]:
     c("space merge: --keep-active --json", "space", "merge", "Build facts", "--into", "default", "--keep-active",
       "--json")
     c("space delete: unknown", "space", "delete", "nope")
-    c("space delete: second", "space", "delete", "Build facts")
+    c("space delete: second holds items", "space", "delete", "Build facts")
+    c("space delete: second --confirm", "space", "delete", "Build facts", "--confirm")
     c("space delete: last native store", "space", "delete", "default")
     c("space list: after merge and delete", "space", "list")
     c("space status: after writes", "space", "status", "Decisions")

@@ -362,3 +362,24 @@ def test_split_user_scope_exports_what_the_workspace_sees_and_imports_user_entri
     assert (tmp_path / "gb" / "runtime" / "USER.md").read_text() == "Prefers short answers\n"
     for root in (tmp_path / "b", tmp_path / "gb"):
         assert not [p.name for p in root.iterdir() if p.name.startswith(".dsh-pack")]
+
+
+def test_replace_keeps_the_stores_of_deleted_spaces(tmp_path):
+    # a deleted space's store is kept in data/.deleted/ (space delete); a replace swaps in a new data/ and
+    # must carry that copy over, as a documents replace keeps quarantine/
+    seed(tmp_path / "a")
+    seed(tmp_path / "b", tag=" (b)")
+    host = host_on(tmp_path / "b")
+    try:
+        old = host.spaces.create_space("Old", "to be deleted").record.id
+        host.spaces.remember("Kept after delete", space_id=old)
+        kept = Path(host.spaces.delete_space(old, confirm=True)["keptAt"])
+    finally:
+        host.close()
+    entry = kept.parent / f"{kept.name}.json"
+    before = {p.relative_to(kept.parent): p.read_bytes() for p in kept.parent.rglob("*") if p.is_file()}
+    do_import(tmp_path / "b", export(tmp_path / "a"), mode="replace")
+    assert contents(tmp_path / "b") == contents(tmp_path / "a")
+    after = {p.relative_to(kept.parent): p.read_bytes() for p in kept.parent.rglob("*") if p.is_file()}
+    assert after == before and entry.is_file()
+    assert [content for content, _ in items_of(kept / "mnemon.db")] == ["Kept after delete"]

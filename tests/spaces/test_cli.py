@@ -125,19 +125,23 @@ def test_case_65_candidate_limit_and_tiers_through_the_cli(service: SpacesServic
         4, 2, 1, 1)
 
 
-def test_delete_runs_set_then_remove_with_another_store(service: SpacesService, root: Path, fake) -> None:
+def test_delete_counts_runs_set_then_moves_the_store_aside(service: SpacesService, root: Path, fake) -> None:
+    # the CLI driver's store is counted (`status`: empty, so no confirmation), the default store repointed with
+    # `store set`, and the directory moved to data/.deleted/ by mnemon-ls: never `store remove` (which erases it)
     default = service.create_space("Default", "d").record.id
     project = service.create_space("Project", "p").record.id
     fake["log"].unlink()
-    service.delete_space(project)
-    assert argvs(fake["log"]) == [["--data-dir", str(root), "--store", "default", "store", "remove", project]]
+    kept = service.delete_space(project)["keptAt"]
+    assert argvs(fake["log"]) == [["--data-dir", str(root), "--store", project, "status"]]
+    assert Path(kept).parent == root / "data" / ".deleted" and (Path(kept) / "mnemon.db").is_file()
+    assert not (root / "data" / project).exists()
     other = service.create_space("Other", "o").record.id
     (root / "active").write_text(f"{default}\n")
     fake["log"].unlink()
     service.delete_space(default)
     assert argvs(fake["log"]) == [
-        ["--data-dir", str(root), "--store", other, "store", "set", other],
-        ["--data-dir", str(root), "--store", other, "store", "remove", default]]
+        ["--data-dir", str(root), "--store", default, "status"],
+        ["--data-dir", str(root), "--store", other, "store", "set", other]]
     assert (root / "active").read_text() == f"{other}\n"
     with pytest.raises(SpaceRefused):
         service.delete_space(other)

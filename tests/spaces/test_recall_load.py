@@ -148,9 +148,10 @@ def recall_while(service: SpacesService, searched: NativeProvider, root: Path, *
 
 def test_a_store_deleted_between_its_search_and_its_load_fails_that_space_alone(root: Path) -> None:
     # two active spaces: the first is searched, then (while the second is searched) another process deletes the
-    # first with the real CLI; the recall answers from the second and names the first as failed
+    # first with the real CLI (its store moved to data/.deleted/); the recall answers from the second and names
+    # the first as failed
     service, first, second, later = two_spaces(root, 4)
-    found = recall_while(service, later, root, "space", "delete", first)
+    found = recall_while(service, later, root, "space", "delete", first, "--confirm")
     assert found["results"] and {r["spaceId"] for r in found["results"]} == {second}
     assert found["failed"] == [first]
     source = {s["spaceId"]: s for s in found["sources"]}

@@ -5,12 +5,13 @@ the wake cover, and bad input that must be refused without changing a byte."""
 from __future__ import annotations
 
 import json
+import stat
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from mnemon_ls.errors import InvalidInput
+from mnemon_ls.errors import ConfirmationRequired, InvalidInput
 from mnemon_ls.spaces import RecallQuality, SpacesService, receipt_status, register_policy, unregister_policy
 from mnemon_ls.spaces.errors import SpaceRefused
 from mnemon_ls.spaces.model import Item
@@ -96,6 +97,101 @@ def test_delete_of_the_cli_default_store_repoints_it_first(service: SpacesServic
     assert (root / "active").read_text() == f"{b}\n"
     assert not (root / "data" / a).exists()
     assert [v.record.id for v in service.list_spaces()] == [b]
+
+
+def test_delete_of_a_space_holding_items_needs_confirm_and_changes_nothing(service: SpacesService, root: Path,
+                                                                          disk: Disk) -> None:
+    a, b = two_spaces(service)
+    service.remember("Ship on Thursdays", space_id=b)
+    service.remember("Prefers dark mode", space_id=b)
+    service.close()
+    before = disk.freeze(root)
+    for confirm in (False, "yes", 1):  # only True confirms
+        with pytest.raises(ConfirmationRequired) as refused:
+            service.delete_space("Personal", confirm=confirm)  # type: ignore[arg-type]
+        assert refused.value.data == {"field": "confirm", "spaceId": b, "spaceName": "Personal", "items": 2}
+        assert refused.value.message.startswith(f"confirm: space Personal ({b}) holds 2 items; deleting it needs "
+                                                "explicit confirmation")
+    service.close()
+    assert disk.state(root) == before  # the store, the catalog, the CLI's default store: not a byte moved
+    assert [v.record.id for v in service.list_spaces()] == [a, b]
+
+
+def test_a_confirmed_delete_keeps_a_dated_copy_that_opens_with_the_items(service: SpacesService, root: Path,
+                                                                        clock: FrozenClock) -> None:
+    import sqlite3
+
+    a, b = two_spaces(service)
+    kept_id = service.remember("Ship on Thursdays", space_id=b).id
+    forgotten = service.remember("Prefers dark mode", space_id=b).id
+    service.forget(b, forgotten)  # one live item, one forgotten: both are kept
+    result = service.delete_space(b, confirm=True)
+    stamp = clock().strftime("%Y%m%dT%H%M%S.") + f"{clock().microsecond // 1000:03d}Z"
+    copy = root / "data" / ".deleted" / f"{stamp}-{b}"
+    assert (result["deleted"], result["items"], result["keptAt"]) == (b, 1, str(copy))
+    assert result["message"] == (f"Deleted space Personal ({b}). Its store was moved to {copy} (to restore it, "
+                                 f"move that folder back to {root / 'data' / b}).")
+    assert not (root / "data" / b).exists()
+    with sqlite3.connect(f"file:{copy / 'mnemon.db'}?mode=ro", uri=True) as db:
+        rows = dict(db.execute("SELECT id, deleted_at IS NULL FROM insights").fetchall())
+    assert rows == {kept_id: 1, forgotten: 0}
+    entry = json.loads((copy.parent / f"{copy.name}.json").read_text())
+    assert (entry["id"], entry["name"], entry["description"]) == (b, "Personal", "Preferences of the user")
+    assert stat.S_IMODE(copy.stat().st_mode) == 0o700 and stat.S_IMODE(copy.parent.stat().st_mode) == 0o700
+    service.close()
+    again = SpacesService(root, clock=clock)  # a later process: the copy is not a store discovery registers
+    try:
+        assert [v.record.id for v in again.list_spaces()] == [a]
+        assert again.registry.store_dirs() == [a]
+    finally:
+        again.close()
+
+
+def test_a_deleted_store_moved_back_is_discovered_with_its_items(service: SpacesService, root: Path,
+                                                                clock: FrozenClock) -> None:
+    # the restore docs/storage.md describes: move the folder back to data/<id>
+    a, b = two_spaces(service)
+    service.remember("Ship on Thursdays", space_id=b)
+    kept = Path(service.delete_space(b, confirm=True)["keptAt"])
+    service.close()
+    kept.rename(root / "data" / b)
+    restored = {v.record.id: v.record for v in service.list_spaces()}
+    assert set(restored) == {a, b} and restored[b].name == b
+    service.activate(b)
+    assert [r["content"] for r in service.recall("Thursdays", spaces=[b]).to_dict()["results"]] == [
+        "Ship on Thursdays"]
+
+
+def test_delete_of_an_empty_space_needs_no_confirm_and_still_keeps_its_store(service: SpacesService,
+                                                                            root: Path) -> None:
+    a, b = two_spaces(service)
+    result = service.delete_space(b)
+    assert result["items"] == 0 and result["keptAt"] is not None
+    assert (Path(result["keptAt"]) / "mnemon.db").is_file() and not (root / "data" / b).exists()
+    assert [v.record.id for v in service.list_spaces()] == [a]
+
+
+def test_a_delete_whose_catalog_write_fails_moves_the_store_back(service: SpacesService, root: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+
+    from mnemon_ls.errors import StorageFull
+
+    a, b = two_spaces(service)
+    service.remember("Ship on Thursdays", space_id=b)
+    catalog = (root / "data" / ".dsh-memory-bodies.json").read_bytes()
+
+    def full(*_args: Any, **_kwargs: Any) -> None:
+        raise StorageFull(str(root / "data" / ".dsh-memory-bodies.json"), errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(type(service.registry), "write_locked", full)
+    with pytest.raises(StorageFull):
+        service.delete_space(b, confirm=True)
+    monkeypatch.undo()
+    assert (root / "data" / b / "mnemon.db").is_file()
+    assert (root / "data" / ".dsh-memory-bodies.json").read_bytes() == catalog
+    assert list((root / "data" / ".deleted").iterdir()) == []
+    assert [v.record.id for v in service.list_spaces()] == [a, b]
 
 
 # --------------------------------------------------------------------------- policies (65-69) and receipts (72)
