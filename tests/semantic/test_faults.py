@@ -45,7 +45,7 @@ def test_without_the_extra_recall_is_keyword_only_and_only_doctor_says_so(tmp_pa
     assert host.documents.search.find("blue-green switch").to_dict()["notices"] == []
     [finding] = diagnose(host)
     assert (finding.level, finding.message, finding.advice) == (
-        "warning", "semantic recall is not installed; recall is keyword-only", backends.INSTALL_HINT)
+        "ok", "semantic recall (an optional extra) is not installed; recall is keyword-only", backends.INSTALL_HINT)
     assert not (tmp_path / "root" / "data" / space_id / ".mnemon-ls-vectors.db").exists()
     host.close()
 

@@ -164,10 +164,6 @@ class CliRunner:
         """``--store <id> store set <id>`` (writes ``<root>/active``)."""
         self.run(["store", "set", space_id], store=space_id, parse_json=False)
 
-    def remove_store(self, space_id: str, via_store: str) -> None:
-        """``--store <via> store remove <id>`` (the CLI refuses to remove the store it runs on)."""
-        self.run(["store", "remove", space_id], store=via_store, parse_json=False)
-
 
 def _rows(data: Any) -> tuple[list[Any], str | None]:
     if isinstance(data, list):
