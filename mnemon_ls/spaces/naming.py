@@ -33,6 +33,7 @@ from typing import Any, Callable, Iterable
 
 from ..errors import AmbiguousMatch, InvalidInput, type_rule
 from ..findings import Finding
+from .model import MAX_NAME_CHARS, MAX_SPACE_ID_CHARS
 from .registry_model import RegistryState, SpaceRecord
 
 #: References longer than this (characters) get no spelling suggestions (difflib is quadratic).
@@ -257,11 +258,17 @@ def _only(matches: list, field_name: str, message: Callable[[int, str], str]) ->
     return None
 
 
+#: The longest comparison form (:func:`name_key`) a registered id or name can have: NFKC may lengthen one (``ﬃ``
+#: is ``ffi``), so a generous multiple of the longest id or name.
+_LONGEST_KEY = 4 * max(MAX_SPACE_ID_CHARS, MAX_NAME_CHARS)
+
+
 def resolve(state: RegistryState, reference: Any, field_name: str = "spaceId") -> SpaceRecord:
     """The registered space ``reference`` names (module doc).
 
     The order: the id exactly, then the id ignoring case (:func:`fold`), then the name (:func:`name_key`).
-    Raises :class:`InvalidInput` naming ``field_name`` (not a string, empty, or no such space, with
+    Raises :class:`InvalidInput` naming ``field_name`` (not a string, empty, longer than any id or name, or no such
+    space, with
     ``data.spaceId`` = the reference clipped to 80 characters and ``data.suggestions`` = ids when there are
     any) or :class:`AmbiguousMatch` (``data.field``, ``data.spaceIds``) when two or more spaces have that id
     ignoring case, or that name."""
@@ -270,6 +277,10 @@ def resolve(state: RegistryState, reference: Any, field_name: str = "spaceId") -
     text = reference.strip()
     if not text:
         raise InvalidInput(field_name, "is required")
+    if len(name_key(text)) > _LONGEST_KEY:  # names no space; and "did you mean" over it took seconds
+        raise InvalidInput(field_name, f"names no space: a space id has at most {MAX_SPACE_ID_CHARS} characters and a "
+                                       f"name at most {MAX_NAME_CHARS} (got {len(text)} characters)",
+                           spaceId=_clip(text))
     record = state.find(text)
     if record is not None:
         return record

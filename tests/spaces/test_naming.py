@@ -199,3 +199,20 @@ def test_a_numbered_name_fits_the_name_limit() -> None:
     assert unique_name({name_key("Team")}, "Team") == "Team (2)"  # short names unchanged
     spaced = "a" * 95 + "   x"  # the cut never leaves a trailing space before the suffix
     assert unique_name({name_key(spaced)}, spaced) == "a" * 95 + " (2)"
+
+
+
+def test_a_reference_longer_than_any_id_or_name_is_refused_as_such(service: SpacesService) -> None:
+    """A 10 MB space id over MCP took ~6 s to refuse (the "did you mean" comparison ran over it) and was called
+    "not a registered space id" (h-attack49): it is refused by its length now, before any comparison. The bound is
+    on the comparison form, so a long reference that still names a space (zero-width padding) resolves."""
+    notes = service.create_space("Notes", "scratch", active=True).record
+    for reference in ("x" * 10_000_000, "n" * 513):
+        with pytest.raises(InvalidInput) as long:
+            service.space_status(reference)
+        assert long.value.field == "spaceId"
+        assert long.value.rule == ("names no space: a space id has at most 128 characters and a name at most 100 "
+                                   f"(got {len(reference)} characters)")
+        assert long.value.data["spaceId"] == reference[:80] + "..."
+    padded = "\u200b" * 600 + "Notes"  # its comparison form is "notes"
+    assert service.space_status(padded)["space"]["id"] == notes.id
