@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from .places import direct_names
+from .places import direct_names, nested_names
 from .reading import Item, SourceFile, markdown_items
 
 #: Directories a scan never enters.
@@ -71,14 +71,16 @@ def markdown(source: SourceFile, located: Located) -> list[Item]:
 def locate_from(fmt: Format, path: Path) -> list[Located]:
     """The files ``--from PATH`` names: the file itself, or in a directory the format's layout under it
     (``fmt.layout``) and, when none of it is there, the files directly in it matching the names of the format's
-    places (:func:`.places.direct_names`: ``AGENTS.md`` for ``agents-md``, ``*.md`` for a ``cline`` memory bank),
-    without repeats. ``[]`` when the directory holds none of them."""
+    places (:func:`.places.direct_names`: ``AGENTS.md`` for ``agents-md``, ``*.md`` for a ``cline`` memory bank;
+    in its subdirectories too for a place that reaches into them, :func:`.places.nested_names`), without repeats.
+    ``[]`` when the directory holds none of them."""
     if not path.is_dir():
         return [Located(path, path.parent)]
     found = existing(fmt.layout(path)) if fmt.layout else []
     if not found:
+        nested = nested_names(fmt.name)
         for pattern in direct_names(fmt.name):
-            found += glob(path, pattern, path)
+            found += glob(path, pattern, path, recursive=pattern in nested)
     return existing(found)
 
 

@@ -38,6 +38,13 @@ def direct_names(source: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(place.rsplit("/", 1)[-1] for place in PLACES[source]))
 
 
+def nested_names(source: str) -> frozenset[str]:
+    """The :func:`direct_names` of ``source`` whose place reaches into subdirectories (``**/`` in :data:`PLACES`:
+    ``*.mdc`` of ``.cursor/rules/**/*.mdc``): ``--from`` a copy of that directory reads its subdirectories too.
+    Raises :class:`KeyError` for an unknown ``source``."""
+    return frozenset(place.rsplit("/", 1)[-1] for place in PLACES[source] if "/**/" in place)
+
+
 def looked_for(source: str) -> tuple[str, ...]:
     """What ``--from DIR`` looks for in ``DIR``, shown relative to it: :data:`FROM_LAYOUT` then
     :func:`direct_names`, without repeats (``("AGENTS.md",)`` for ``agents-md``)."""

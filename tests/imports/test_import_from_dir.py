@@ -80,3 +80,23 @@ def test_a_copied_memory_bank_is_still_read_whole() -> None:
     assert places.direct_names("cursor") == ("*.mdc", ".cursorrules")
     assert places.direct_names("copilot") == ("copilot-instructions.md", "*.instructions.md")
     assert places.looked_for("hermes") == ("memories/USER.md", "memories/MEMORY.md", "USER.md", "MEMORY.md")
+
+
+def test_a_copy_of_a_nested_place_is_read_with_its_subdirectories(tmp_path: Path) -> None:
+    """``.cursor/rules/**/*.mdc`` and ``.github/instructions/**/*.instructions.md`` reach into subdirectories, but
+    ``--from`` a copy of ``.cursor/rules`` or ``.github/instructions`` read only its top level (h-small49): a rule in
+    ``rules/frontend/`` was left out. A place without ``**/`` (a memory bank) stays at its top level."""
+    cli = Cli(tmp_path)
+    rules = cli.tmp / "rules"
+    (rules / "frontend").mkdir(parents=True)
+    (rules / "style.mdc").write_text("- Keep functions short.\n")
+    (rules / "frontend" / "react.mdc").write_text("- Prefer function components.\n")
+    assert [f["path"] for f in plan_of(cli, "cursor", rules)["files"]] == [
+        str(rules / "frontend" / "react.mdc"), str(rules / "style.mdc")]
+    instructions = cli.tmp / "instructions"
+    (instructions / "py").mkdir(parents=True)
+    (instructions / "py" / "typing.instructions.md").write_text("- Type every function.\n")
+    assert [f["path"] for f in plan_of(cli, "copilot", instructions)["files"]] == [
+        str(instructions / "py" / "typing.instructions.md")]
+    assert places.nested_names("cline") == frozenset()
+    assert places.nested_names("cursor") == {"*.mdc"}
