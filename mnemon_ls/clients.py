@@ -46,7 +46,8 @@ from pathlib import Path
 from typing import Any, Callable, Collection, Mapping
 
 from . import jsonedit
-from .errors import InvalidInput, JsonUnreadable, choice_rule, echo_repr, json_loads
+from .errors import InvalidInput, choice_rule, echo_repr
+from .jsontext import JsonUnreadable, json_loads
 from .fsio import write_file_atomically
 from .hookspec import HOOK_TIMEOUT_SECONDS
 from .setupfiles import Change, read_text as _read_text

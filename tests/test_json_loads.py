@@ -1,5 +1,5 @@
-"""``errors.json_loads``: the one way a reader of JSON someone wrote parses it, every refusal one error type
-(:class:`~mnemon_ls.errors.JsonUnreadable`) worded by ``errors.json_problem``."""
+"""``jsontext.json_loads``: the one way a reader of JSON someone wrote parses it, every refusal one error type
+(:class:`~mnemon_ls.jsontext.JsonUnreadable`) worded by ``jsontext.json_problem``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mnemon_ls.errors import JsonUnreadable, json_loads
+from mnemon_ls.jsontext import JsonUnreadable, json_loads
 
 
 def test_a_syntax_error_is_worded_with_and_without_the_line() -> None:
@@ -42,5 +42,5 @@ def test_what_a_hook_or_the_decoding_raises_passes_unchanged() -> None:
 def test_no_reader_words_a_json_refusal_on_its_own() -> None:
     package = Path(__file__).resolve().parents[1] / "mnemon_ls"
     words = [str(path.relative_to(package)) for path in package.rglob("*.py")
-             if path.name != "errors.py" and "json_problem(" in path.read_text(encoding="utf-8")]
+             if path.name != "jsontext.py" and "json_problem(" in path.read_text(encoding="utf-8")]
     assert words == []

@@ -15,7 +15,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from ..errors import InvalidInput, JsonUnreadable, echo_repr, json_loads, type_rule
+from ..errors import InvalidInput, echo_repr, type_rule
+from ..jsontext import JsonUnreadable, json_loads
 from .model import (
     _HASH,
     _SURROGATE,

@@ -20,7 +20,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StrictBool
 
-from ..errors import InvalidInput, JsonUnreadable, echo_repr, echo_value, json_loads
+from ..errors import InvalidInput, echo_repr, echo_value
+from ..jsontext import JsonUnreadable, json_loads
 from ..records.model import (MAX_CONTENT_CHARS, MAX_LIST_LIMIT, MAX_TAG_CHARS, MAX_TAGS, MAX_TITLE_CHARS, STATUSES,
                              TYPES, VERIFICATIONS)
 from ..roots_checks import path_error

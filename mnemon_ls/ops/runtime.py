@@ -29,7 +29,8 @@ from typing import Any, Literal
 from pydantic import Field, PrivateAttr, model_validator
 
 from ..digits import ascii_int
-from ..errors import InvalidInput, JsonUnreadable, RevisionConflict, echo_repr, echo_value, json_loads
+from ..errors import InvalidInput, RevisionConflict, echo_repr, echo_value
+from ..jsontext import JsonUnreadable, json_loads
 from ..runtime.model import (BRANCH_PATTERN, IMPORTANCES, MAX_BRANCH_CHARS, MAX_BRANCHES, MAX_ENTRY_BYTES,
                              PROJECTION_FILES, TARGETS, parse_timestamp_ms)
 from . import command_ids, humantext, modeltext

@@ -34,7 +34,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Mapping
 
-from ..errors import JsonUnreadable, PackInvalid, echo_repr, echo_value, json_loads
+from ..errors import PackInvalid, echo_repr, echo_value
+from ..jsontext import JsonUnreadable, json_loads
 
 FORMAT = "mnemonpack"
 VERSION = 1

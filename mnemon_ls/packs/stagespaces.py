@@ -7,7 +7,8 @@ catalog are staged and swapped in one by one. ``replace``: the pack's native spa
 directory swap); a pack space with the id and store of a native space here is ``skipped`` (it stays), the
 other native spaces are ``removed``; the stores of deleted spaces (``data/.deleted/``) and the quarantined
 catalogs (``data/.quarantine/``) are copied into the new ``data/`` (kept, as a documents replace keeps
-``quarantine/``); a pack without spaces is refused for a root that has stores (``would-empty``). Names are made unique and the active flags settled (:func:`_settle_names_and_flags`),
+``quarantine/``); a pack without spaces is refused for a root that has stores (``would-empty``). Names are made
+unique and the active flags settled (:func:`_settle_names_and_flags`),
 ``<root>/active`` repaired (:func:`_active_store`), every staged store opened once and redacted under
 ``secrets`` (:func:`_check_and_redact_spaces`).
 """

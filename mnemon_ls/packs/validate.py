@@ -30,7 +30,8 @@ from typing import Any
 from ..documents import model as dmodel
 from ..documents.indexformat import parse_index
 from ..documents.model import DocumentRecord
-from ..errors import InvalidInput, JsonUnreadable, PackInvalid, echo_repr, json_loads, type_rule
+from ..errors import InvalidInput, PackInvalid, echo_repr, type_rule
+from ..jsontext import JsonUnreadable, json_loads
 from ..runtime.model import PROJECTION_FILES, TARGETS, Entry, parse_store, used_bytes
 from ..spaces.model import MAX_DESCRIPTION_CHARS, js_length, validate_name, validate_space_id
 from ..spaces.registry_model import NATIVE_FILE, SpaceRecord

@@ -40,7 +40,8 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import InvalidInput, JsonUnreadable, json_loads
+from ..errors import InvalidInput
+from ..jsontext import JsonUnreadable, json_loads
 from .model import MAX_ID_CHARS, MemoryRecord, validate_record
 from .store import encode
 

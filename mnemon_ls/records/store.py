@@ -32,7 +32,8 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from .. import fsio
-from ..errors import InvalidInput, JsonUnreadable, StoreTooLarge, json_loads
+from ..errors import InvalidInput, StoreTooLarge
+from ..jsontext import JsonUnreadable, json_loads
 from .model import MemoryRecord, validate_record
 
 #: Safety limit of one records file, in bytes (seed 002 section 2: 8 MiB; over it the file is read-only).

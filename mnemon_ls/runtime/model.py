@@ -26,7 +26,8 @@ from json.encoder import encode_basestring as _encode_string
 from datetime import datetime, timezone
 from typing import Any, Iterable, Literal, Sequence
 
-from ..errors import InvalidInput, JsonUnreadable, control_rule, echo_repr, echo_value, json_loads, type_rule
+from ..errors import InvalidInput, control_rule, echo_repr, echo_value, type_rule
+from ..jsontext import JsonUnreadable, json_loads
 
 Target = Literal["user", "memory"]
 Importance = Literal["critical", "normal", "low"]

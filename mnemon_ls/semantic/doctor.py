@@ -11,11 +11,10 @@ from .backends import INSTALL_HINT
 
 def diagnose(host: Any) -> list[Finding]:
     """Findings for ``host`` (a :class:`mnemon_ls.host.WorkspaceHost`): none when semantic recall is switched
-    off; else one ``semantic`` finding (``ok`` with
-    model and dimension, or, the extra being optional, with the install hint when it is missing; ``warning``
-    when the model failed to load, naming the error), then one per active native space with its coverage (embedded / total), or a ``warning`` naming
-    an unusable vector file and the rule (it is left alone; moving it away rebuilds it). Loads the model
-    (about 0.1 s); reads only."""
+    off; else one ``semantic`` finding (``ok`` with model and dimension, or, the extra being optional, with the
+    install hint when it is missing; ``warning`` when the model failed to load, naming the error), then one per
+    active native space with its coverage (embedded / total), or a ``warning`` naming an unusable vector file and
+    the rule (it is left alone; moving it away rebuilds it). Loads the model (about 0.1 s); reads only."""
     engine = host.semantic
     if engine is None:
         return []  # switched off (semantic.enabled false, or MNEMON_SEMANTIC=off): nothing to report
