@@ -83,7 +83,8 @@ def test_a_long_or_multiline_value_is_not_printed_back_whole(tmp_path: Path) -> 
         2, f"mnemon-ls: error: --tag {'t' * 256}...: must be at most 100 UTF-8 bytes\n")
     long_space = cli(ws, tmp_path, "recall", "retry", "--space", "Project", "--space", "ü" * 5000)
     assert (long_space.returncode, long_space.stderr) == (
-        2, f"mnemon-ls: error: --space {'ü' * 128}...: is not a registered space id or name\n")  # 256 UTF-8 bytes
+        2, f"mnemon-ls: error: --space {'ü' * 128}...: names no space: a space id has at most 128 characters and a "
+           "name at most 100 (got 5000 characters)\n")  # 256 UTF-8 bytes
     two_lines = cli(ws, tmp_path, "recall", "retry", "--space", "Project", "--space", "no\nsuch\x1b[31m")
     assert (two_lines.returncode, two_lines.stderr) == (
         2, "mnemon-ls: error: --space no\\nsuch\\x1b[31m: is not a registered space id or name\n")
