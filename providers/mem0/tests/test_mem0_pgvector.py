@@ -52,7 +52,7 @@ def test_pgvector_fields_are_checked_and_the_password_is_a_credential(tmp_path: 
         ({**good, "pgPort": 70000}, "services.pgPort", "between 1 and 65535"),
         ({**good, "pgUser": ""}, "services.pgUser", "is required"),
         ({**good, "pgSslMode": "sometimes"}, "services.pgSslMode",
-         "must be one of disable, allow, prefer, require, verify-ca, verify-full (got 'sometimes')"),
+         "must be one of disable, allow, prefer, require, verify-ca, verify-full (got \"sometimes\")"),
         ({**good, "vectorStore": "pgvectr"}, "services.vectorStore", "must be one of"),
         ({**good, "timeoutSeconds": "soon"}, "services.timeoutSeconds", "seconds"),
     ]
