@@ -134,6 +134,8 @@ class RuntimeStore:
         self._cache: tuple[bytes, StoreState] | None = None
         # The bytes of memories.json the last read saw (None: missing), for written_elsewhere().
         self._last_read: bytes | None = None
+        # written_elsewhere()'s last answer: (the memories.json bytes, the last-good copy's stat signature, answer).
+        self._elsewhere: tuple[bytes, tuple[int, int, int, int], bool] | None = None
         # This thread's depth of locked() blocks (> 0: the directories were checked in this operation).
         self._held = threading.local()
         #: Capacity maintenance: plans, compaction, the local archive.
@@ -163,11 +165,25 @@ class RuntimeStore:
         """Whether the ``memories.json`` this store last read may hold a value no redaction pass of ours saw
         (:mod:`.foreign`): its bytes differ from ``.memories.last-good.json`` (every commit writes both alike, so
         another program wrote it since), or the marker ``.memories.unscrubbed`` says a commit carried one forward.
-        One read of the last-good copy and one ``lstat``; no parse, nothing imported."""
+        Two ``lstat`` calls while neither file changed (the answer is kept with the last-good copy's inode, size and
+        times, and the bytes it was compared with), else one read of the last-good copy too; no parse, nothing
+        imported (a wake in a long-lived server asks on every call: bench/mcp_inprocess.py)."""
         if os.path.lexists(self.unscrubbed_path):
             return True
         data = self._last_read
-        return data is not None and data != self._read_file(self.last_good_path)
+        if data is None:
+            return False
+        try:
+            st = os.lstat(self.last_good_path)
+            signature: tuple[int, int, int, int] | None = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        except OSError:
+            signature = None
+        kept = self._elsewhere
+        if signature is not None and kept is not None and kept[1] == signature and kept[0] == data:
+            return kept[2]
+        answer = data != self._read_file(self.last_good_path)
+        self._elsewhere = None if signature is None else (data, signature, answer)
+        return answer
 
     def _state_from(self, data: bytes | None) -> StoreState:
         self._last_read = data
