@@ -229,7 +229,7 @@ def test_a_users_root_and_the_folders_under_it_are_separate_spaces(tmp_path: Pat
     assert service.space_status(root)["status"]["total_insights"] == 1
     # the folder space, deleted here, is found again by discovery with its memory (an empty one would be too)
     target = f"{root_uri}/team_{folder}"
-    service.delete_space(team)
+    service.delete_space(team, confirm=True)  # it holds an item: a delete is confirmed
     found = {r.external_id: r for r in service.thirdparty.discover("openviking")}
     assert found[target].name == f"OpenViking {user}/team_{folder}"
     service.activate(found[target].id)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mnemon_ls.errors import InvalidInput
+from mnemon_ls.errors import ConfirmationRequired, InvalidInput
 from mnemon_ls.spaces import SpacesService
 
 
@@ -195,7 +195,10 @@ def test_a_deleted_folder_space_can_be_discovered_again_with_its_memories(tmp_pa
     space = service.create_space(f"Gone {folder}", "deleted later", provider="openviking").to_dict()
     target = space["location"]["externalId"]
     kept = service.remember("The on-call rotation changes every Friday at noon", space_id=space["id"]).to_dict()
-    service.delete_space(space["id"])
+    with pytest.raises(ConfirmationRequired) as unconfirmed:  # it holds an item: a delete is confirmed
+        service.delete_space(space["id"])
+    assert (unconfirmed.value.data["field"], unconfirmed.value.data["items"]) == ("confirm", 1)
+    service.delete_space(space["id"], confirm=True)
     with pytest.raises(InvalidInput) as taken:
         service.create_space(f"Gone {folder}", "again", provider="openviking")
     assert "discover" in taken.value.rule
