@@ -26,8 +26,9 @@ Systems, side by side on the same store in one run (``limit`` 10 everywhere):
   (:class:`mnemon_ls.semantic.vectors.VectorStore` over the space's vector file, ``exact=True``): top 10. It
   knows no branch.
 - beside them: ``keyword-person`` / ``hybrid-person`` (the same recall as the command line answers a person:
-  nothing withheld), and ``keyword-ranking`` / ``hybrid-ranking`` (``recallPolicy`` exhaustive-v1, a person:
-  the ranking before any policy cut; issue 27 item 8a).
+  nothing withheld), ``keyword-ranking`` / ``hybrid-ranking`` (``recallPolicy`` exhaustive-v1, a person:
+  the ranking before any policy cut; issue 27 item 8a), and ``hybrid-asked`` (the assistant's recall again with
+  ``include_low_confidence``, as an assistant asks when what it was sent does not answer: nothing withheld).
 
 Measures (over the queries with relevant memories): recall@5, recall@10 (the share of a query's relevant
 memories in the top k, averaged), MRR@10; over the queries whose ``wrong`` list is set, the share where a wrong
@@ -217,7 +218,7 @@ def answers(bench: Bench, space: str, items: dict[str, str], queries: list[dict[
     floor = Floor(texts)
     recalls = {"keyword": ("keyword", "mcp"), "hybrid": ("hybrid", "mcp"), "keyword-person": ("keyword", "cli"),
                "hybrid-person": ("hybrid", "cli"), "keyword-ranking": ("keyword-ranking", "cli"),
-               "hybrid-ranking": ("hybrid-ranking", "cli")}
+               "hybrid-ranking": ("hybrid-ranking", "cli"), "hybrid-asked": ("hybrid", "mcp")}
     cpu = {name: 0.0 for name in SYSTEMS}
     out: dict[str, dict[str, Any]] = {}
     for query in sorted(queries, key=lambda q: (q["branch"] != "main", q["branch"], q["id"])):
@@ -229,7 +230,8 @@ def answers(bench: Bench, space: str, items: dict[str, str], queries: list[dict[
             withheld = 0
             if name in recalls:
                 host, surface = recalls[name]
-                data = bench.run(host, "spaces.recall", surface, query=query["text"], limit=LIMIT)
+                asked = {"includeLowConfidence": True} if name == "hybrid-asked" else {}
+                data = bench.run(host, "spaces.recall", surface, query=query["text"], limit=LIMIT, **asked)
                 ranked = [items[r["id"]] for r in data["results"]]
                 tiers = [f"{r.get('tier')}/{r.get('matchedVia')}" for r in data["results"]]
                 withheld = int((data.get("withheld") or {}).get("lowConfidence", 0))
@@ -302,7 +304,7 @@ def item8(queries: list[dict[str, Any]], answered: dict[str, dict[str, Any]]) ->
     cut = {name: [q["id"] for q in found if hit(q, f"{name}-ranking") and not hit(q, name)]
            for name in ("keyword", "hybrid")}
     vector_only = {name: [q["id"] for q in found if hit(q, "vector") and not hit(q, name)]
-                   for name in ("hybrid", "hybrid-person")}
+                   for name in ("hybrid", "hybrid-person", "hybrid-asked")}
 
     def tiers(chosen: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
         out: dict[str, dict[str, int]] = {}

@@ -9,7 +9,7 @@ from typing import Any, Callable
 import retrieval_set as rset
 
 MAIN = ("keyword", "hybrid", "fts5", "vector")
-EXTRA = ("keyword-person", "hybrid-person", "keyword-ranking", "hybrid-ranking")
+EXTRA = ("keyword-person", "hybrid-person", "keyword-ranking", "hybrid-ranking", "hybrid-asked")
 SYSTEMS = MAIN + EXTRA
 SYSTEM_TEXT = {
     "keyword": "keyword recall, semantic extra off (assistant: what `mnemon_recall` sends)",
@@ -20,6 +20,7 @@ SYSTEM_TEXT = {
     "hybrid-person": "hybrid recall as a person gets it",
     "keyword-ranking": "keyword recall, recallPolicy exhaustive-v1 (the ranking before policy cuts)",
     "hybrid-ranking": "hybrid recall, recallPolicy exhaustive-v1",
+    "hybrid-asked": "hybrid recall, an assistant asking for what was withheld (`include_low_confidence`)",
 }
 WRONG_KINDS = ("superseded", "main-on-branch", "other-branch", "near-miss", "name-only")
 ARROW = " → "
@@ -58,6 +59,10 @@ class _Pair:
         return self(lambda v: "-" if v is None else str(len(v)), *keys)
 
 
+def _count(value: int | None) -> str:
+    return "-" if value is None else str(value)
+
+
 def _tiers(tiers: dict[str, int] | None) -> str:
     return ", ".join(f"{v} {k}" for k, v in sorted((tiers or {}).items())) or "none"
 
@@ -93,7 +98,7 @@ def markdown(run: dict[str, Any], before: dict[str, Any] | None = None) -> str:
         bold = "**" if name in MAIN else ""
         lines.append(f"| {bold}{name}{bold}: {SYSTEM_TEXT[name]} | {table(_pct, 'all', name, 'recall@5')} | "
                      f"{table(_pct, 'all', name, 'recall@10')} | {table(_num, 'all', name, 'mrr@10')} | "
-                     f"{pair(str, 'table', 'all', name, 'wrongAbove', 'superseded', 'above')} | "
+                     f"{pair(_count, 'table', 'all', name, 'wrongAbove', 'superseded', 'above')} | "
                      f"{table(lambda v: _num(v, 2), 'category:no-answer', name, 'sentMean')} | "
                      f"{table(_pct, 'category:no-answer', name, 'sentAny')} |")
     yes = lambda v: "-" if v is None else ("**yes**" if v else "**no**")  # noqa: E731
@@ -116,7 +121,9 @@ def markdown(run: dict[str, Any], before: dict[str, Any] | None = None) -> str:
               + table(_pct, "category:crowded", "hybrid", "recall@10") + ".",
               f"- (b) found by meaning, lost in the fusion: {pair.count('item8', 'vectorOnly', 'hybrid')} queries have "
               "a relevant memory in vector-only search's top 10 and none in hybrid recall's answer to the assistant "
-              f"({pair.count('item8', 'vectorOnly', 'hybrid-person')} in a person's). The 20 `meaning` questions "
+              f"({pair.count('item8', 'vectorOnly', 'hybrid-person')} in a person's; "
+              f"{pair.count('item8', 'vectorOnly', 'hybrid-asked')} in an assistant's that asks for what was withheld "
+              "with `include_low_confidence`). The 20 `meaning` questions "
               "(no word in common with the answer, more than ten memories sharing one of theirs), recall@10 / MRR@10: "
               "hybrid-person " + table(_pct, "category:meaning", "hybrid-person", "recall@10") + " / "
               + table(_num, "category:meaning", "hybrid-person", "mrr@10") + ", hybrid "

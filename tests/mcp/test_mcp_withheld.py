@@ -29,9 +29,20 @@ async def test_weak_keyword_matches_are_counted_as_withheld(workspace: Path, dat
     cli("remember", "Priya Raman reviews the payments migration")
     async with mcp_session(args, env=env) as session:
         body = await answer(session, "mnemon_recall", {"query": QUESTION})
-    assert body == ("withheld: 2 results with low confidence (not sent)\n"
+        # the assistant asks for what was withheld: both weak matches are sent, labelled low
+        asked = await answer(session, "mnemon_recall", {"query": QUESTION, "include_low_confidence": True})
+        refused = await session.call_tool("mnemon_recall", {"query": QUESTION, "include_low_confidence": "yes"})
+    assert body == ("withheld: 2 results with low confidence (not sent; include_low_confidence: true sends them)\n"
                     "No memory matched with enough confidence: ask again with more of the words a stored fact would "
                     "use (a name or one common word alone is a weak match).")
+    lines = asked.splitlines()
+    assert sorted(line[3:] for line in lines[0::2]) == ["Priya Raman owns the billing service",
+                                                        "Priya Raman reviews the payments migration"], asked
+    assert len(lines) == 4 and all("· tier: low ·" in line for line in lines[1::2]), asked
+    assert "withheld" not in asked, asked
+    assert refused.is_error and refused.content[0].text.endswith("invalid-input: include_low_confidence: input should "
+                                                                  "be a valid boolean, not a string (got 'yes')"), (
+        refused.content)
     assert cli("recall", QUESTION) == ("0 result(s); no result passed the quality policy (2 weak matches, labelled "
                                        "low: recallPolicy balanced-v1 lists them, MNEMON_RECALL_POLICY=balanced-v1 "
                                        "for one command)\n")

@@ -18,7 +18,7 @@ import { request } from "./rpc";
 export const TOOL_REQUEST = "mnemon/tool";
 
 export interface WakeInput { branch?: string }
-export interface RecallInput { query: string; limit?: number; spaces?: string[] }
+export interface RecallInput { query: string; limit?: number; spaces?: string[]; include_low_confidence?: boolean }
 export interface RememberInput {
     content: string; space_id?: string; importance?: number; tags?: string[]; entities?: string[];
     category?: string; scope_to_branch?: boolean;

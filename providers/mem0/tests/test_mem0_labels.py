@@ -53,9 +53,9 @@ def test_a_low_meaning_only_mem0_result_is_withheld_from_the_assistant_over_mcp(
             return "\n".join(part.text for part in result.content if part.type == "text")
 
     text = asyncio.run(asyncio.wait_for(call(), 300))
-    assert text == ("withheld: 1 result with low confidence (not sent)\nNo memory matched with enough confidence: ask "
-                    "again with more of the words a stored fact would use (a name or one common word alone is a weak "
-                    "match)."), text
+    assert text == ("withheld: 1 result with low confidence (not sent; include_low_confidence: true sends them)\n"
+                    "No memory matched with enough confidence: ask again with more of the words a stored fact would "
+                    "use (a name or one common word alone is a weak match)."), text
 
 
 def test_a_mem0_row_whose_hybrid_scoring_matched_words_is_not_labelled() -> None:
