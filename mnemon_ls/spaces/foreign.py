@@ -8,23 +8,56 @@ recall sends (at most :data:`~mnemon_ls.spaces.model.MAX_RESULTS`) are passed th
 (:func:`redact_results`): their content with :func:`~mnemon_ls.redact.find_secrets`, their tags and entities as
 labels, as the write path judges them (a ``branch:<name>`` tag like a branch name). The pass is already imported by
 :mod:`.service` (the write path's :class:`~mnemon_ls.redact.Scrubber`) and costs ~0.2 ms per 10 KiB of prose
-(``bench/results/redact.md``), so a recall pays for the few results it sends only.
+(``bench/results/redact.md``), so a recall pays for the few results it sends only. A long-lived server sends the
+same items again and again: each text's verdict is kept (:func:`_text`, :func:`_label_of`: pure functions of the
+string, the last :data:`MEMO_SIZE` texts of at most :data:`MEMO_CHARS` characters), so an item sent before costs a
+dictionary lookup.
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from ..redact import redact_label, redact_text
 from .model import BRANCH_TAG_PREFIX
 
+#: Texts whose verdict is kept (module doc), and the longest kept (characters).
+MEMO_SIZE = 4096
+MEMO_CHARS = 4096
 
-def _label(value: Any, tag: bool) -> tuple[Any, list[str]]:
+
+@lru_cache(maxsize=MEMO_SIZE)
+def _memo_text(value: str) -> tuple[str, tuple[str, ...]]:
+    new, matches = redact_text(value)
+    return new, tuple(m.kind for m in matches)
+
+
+@lru_cache(maxsize=MEMO_SIZE)
+def _memo_label(value: str) -> tuple[str, tuple[str, ...]]:
+    new, matches = redact_label(value)
+    return new, tuple(m.kind for m in matches)
+
+
+def _text(value: str) -> tuple[str, tuple[str, ...]]:
+    """``(value redacted, the kinds found)`` as a text (:func:`~mnemon_ls.redact.redact_text`), kept when short."""
+    if len(value) > MEMO_CHARS:
+        new, matches = redact_text(value)
+        return new, tuple(m.kind for m in matches)
+    return _memo_text(value)
+
+
+def _label(value: Any, tag: bool) -> tuple[Any, tuple[str, ...]]:
+    """``(value redacted, the kinds found)`` as a label (:func:`~mnemon_ls.redact.redact_label`; a ``branch:`` tag
+    as a text); a value that is not a string is returned as it is."""
     if not isinstance(value, str):
-        return value, []
-    redact = redact_text if tag and value.startswith(BRANCH_TAG_PREFIX) else redact_label
-    new, matches = redact(value)
-    return new, [m.kind for m in matches]
+        return value, ()
+    if tag and value.startswith(BRANCH_TAG_PREFIX):
+        return _text(value)
+    if len(value) > MEMO_CHARS:
+        new, matches = redact_label(value)
+        return new, tuple(m.kind for m in matches)
+    return _memo_label(value)
 
 
 def redact_results(results: list[dict[str, Any]]) -> list[str]:
@@ -36,8 +69,8 @@ def redact_results(results: list[dict[str, Any]]) -> list[str]:
         kinds: list[str] = []
         content = result.get("content")
         if isinstance(content, str):
-            result["content"], matches = redact_text(content)
-            kinds.extend(m.kind for m in matches)
+            result["content"], found = _text(content)
+            kinds.extend(found)
         for key, tag in (("tags", True), ("entities", False), ("branches", False)):
             values = result.get(key)
             if not isinstance(values, list):
@@ -45,8 +78,7 @@ def redact_results(results: list[dict[str, Any]]) -> list[str]:
             redacted = []
             for value in values:
                 if key == "branches" and isinstance(value, str):
-                    new, matches = redact_text(value)
-                    found = [m.kind for m in matches]
+                    new, found = _text(value)
                 else:
                     new, found = _label(value, tag)
                 kinds.extend(found)
