@@ -160,6 +160,7 @@ def related_text(data: Mapping[str, Any]) -> str:
     for item in items:
         content = " ".join(str(item.get("content", "")).split())
         lines.append(f"  depth {item.get('depth')} {item.get('edgeType') or '-'}  {item.get('id')}: {content}")
+    lines.extend(f"note: {n}" for n in data.get("notices", []))
     return "\n".join(lines)
 
 

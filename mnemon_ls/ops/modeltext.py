@@ -155,6 +155,7 @@ def related(data: Mapping[str, Any]) -> str:
                      f"{_clip(str(item.get('content', '')))} (id: {item.get('id')})")
     if len(lines) == 1:
         lines.append("nothing is linked to it")
+    lines.extend(f"note: {n}" for n in data.get("notices", []))
     return bounded("\n".join(lines))
 
 

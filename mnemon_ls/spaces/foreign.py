@@ -60,10 +60,11 @@ def _label(value: Any, tag: bool) -> tuple[Any, tuple[str, ...]]:
     return _memo_label(value)
 
 
-def redact_results(results: list[dict[str, Any]]) -> list[str]:
+def redact_results(results: list[dict[str, Any]], space: tuple[str, str] | None = None) -> list[str]:
     """Redact each recall result of ``results`` in place (``content`` as text; ``tags``, ``entities`` and
     ``branches`` element by element) and return one notice per result changed, naming its space and item id and
-    the kinds found (never the value). Results without a credential are left as they are."""
+    the kinds found (never the value). Results without a credential are left as they are. ``space``: ``(id,
+    name)`` of the space every result is from, for items that do not name it (``Item.to_dict()`` shapes)."""
     notices: list[str] = []
     for result in results:
         kinds: list[str] = []
@@ -85,7 +86,8 @@ def redact_results(results: list[dict[str, Any]]) -> list[str]:
                 redacted.append(new)
             result[key] = redacted
         if kinds:
-            notices.append(f"space {result.get('spaceName')} ({result.get('spaceId')}) item {result.get('id')} holds "
+            space_id, space_name = space or (result.get("spaceId"), result.get("spaceName"))
+            notices.append(f"space {space_name} ({space_id}) item {result.get('id')} holds "
                            f"what looks like a credential ({', '.join(sorted(set(kinds)))}) that another program "
                            "stored; sent redacted, the store is unchanged: `mnemon-ls redact --apply` replaces it")
     return notices

@@ -136,8 +136,10 @@ class SpacesRecall:
     def related(self, space_id: str, item_id: str, *, depth: int = 2, edge_type: str | None = None,
                 limit: int = 20) -> dict[str, Any]:
         """Walk the graph from one item of an active space: ``{"spaceId", "spaceName", "id", "items":
-        [Item + depth, edgeType]}``. Raises :class:`InvalidInput` for a malformed argument and
-        :class:`~mnemon_ls.errors.ItemNotFound` (``id``, exit 3) when no active item has the id."""
+        [Item + depth, edgeType], "notices"?}``. Under ``secrets: redact`` the items are sent redacted as recall
+        results are (:func:`.foreign.redact_results`: what another program stored), a notice per item changed.
+        Raises :class:`InvalidInput` for a malformed argument and :class:`~mnemon_ls.errors.ItemNotFound`
+        (``id``, exit 3) when no active item has the id."""
         record = self._readable(space_id, "spaceId")
         key = validate_item_id(item_id, "id")
         if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= 5:
@@ -150,7 +152,15 @@ class SpacesRecall:
             items = self.provider(record).related(key, depth=depth, edge_type=edge_type, limit=count)
         except InvalidInput as exc:  # every provider names a well-formed id it does not hold with field "id"
             raise item_not_found(exc, {"id": key}) from None
-        return {"spaceId": record.id, "spaceName": record.name, "id": key, "items": [i.to_dict() for i in items]}
+        data: dict[str, Any] = {"spaceId": record.id, "spaceName": record.name, "id": key,
+                                "items": [i.to_dict() for i in items]}
+        if data["items"] and getattr(self, "secrets", None) == "redact":
+            from .foreign import redact_results
+
+            notices = redact_results(data["items"], space=(record.id, record.name))
+            if notices:
+                data["notices"] = notices
+        return data
 
     def recall(self, query: str, *, spaces: Sequence[str] | None = None, limit: int | None = None,
                mode: str = "smart", category: str | None = None, source: str | None = None,

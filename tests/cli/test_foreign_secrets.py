@@ -173,3 +173,19 @@ def test_recall_without_redact_is_what_it_was(space):
     repo, root, _ = space
     out = run(repo, root, "recall", "staging deploy token", secrets="allow").stdout
     assert f"the staging deploy token is {SECRET}" in out and "another program stored" not in out
+
+
+def test_related_sends_a_credential_the_mnemon_cli_stored_redacted(space):
+    repo, root, db_path = space
+    ours = json.loads(run(repo, root, "recall", "make release", "--json").stdout)["results"][0]["id"]
+    foreign = "c0ffee00-0000-4000-8000-000000000001"
+    run(repo, root, "space", "link", ours, foreign, "--space", "default")
+    out = run(repo, root, "space", "related", ours, "--space", "default").stdout
+    assert SECRET not in out
+    assert f"{foreign}: the staging deploy token is [redacted:github-token]" in out
+    assert (f"note: space Project (default) item {foreign} holds what looks like a credential (github-token) that "
+            "another program stored; sent redacted, the store is unchanged") in out
+    data = json.loads(run(repo, root, "space", "related", ours, "--space", "default", "--json").stdout)
+    assert SECRET not in json.dumps(data) and len(data["notices"]) == 1
+    assert f"{foreign}: the staging deploy token is {SECRET}" in run(repo, root, "space", "related", ours, "--space",
+                                                                    "default", secrets="allow").stdout
