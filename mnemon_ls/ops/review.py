@@ -10,7 +10,9 @@ A memory is named by its Source and its side-file key (:mod:`mnemon_ls.citations
 ``<spaceId>/<itemId>``, ``documents`` ``<documentId>``, ``records`` ``<scope>/<recordId>``. Each memory shown is
 ``{source, key, id, label, title?, content, preview, updatedAt, age}`` (``content``: the whole text of a MEMORY.md
 entry, which its Edit and Remove select by, of a record or an item; a document's description; ``title``: a record's or a
-document's; ``preview``: title and content on one line, at most :data:`PREVIEW_CHARS`; ``age``: whole days, ``"3d"``)
+document's; ``preview``: title and content on one line, at most :data:`PREVIEW_CHARS`; ``age``: whole days, ``"3d"``;
+under ``secrets: redact`` the preview, the title and every content but a MEMORY.md entry's are redacted, as a recall
+redacts what another program stored)
 plus the Source's ids (``spaceId``, ``scope``; a runtime entry's ``target``); a key whose memory is no longer there (an
 entry edited by hand, a forgotten item) is left out.
 """
@@ -93,7 +95,15 @@ class _Memories:
             return None
         content = found.pop("content")
         title = found.get("title")
-        preview = " ".join((f"{title}: {content}" if title and content else title or content).split())
+        shown = content
+        if getattr(self.call.host.settings, "secrets", "redact") == "redact":  # what another program stored
+            from ..redact import redact_text
+
+            shown = redact_text(content)[0] if content else content
+            title = redact_text(title)[0] if title else title
+            if source != "runtime":  # a MEMORY.md entry's content selects it for Edit and Remove: kept whole
+                content = shown
+        preview = " ".join((f"{title}: {shown}" if title and shown else title or shown).split())
         if len(preview) > PREVIEW_CHARS:
             preview = preview[:PREVIEW_CHARS - 1].rstrip() + "…"
         return {"source": source, "key": key, "label": _LABELS[source]} | found | {

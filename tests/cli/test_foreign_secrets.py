@@ -189,3 +189,21 @@ def test_related_sends_a_credential_the_mnemon_cli_stored_redacted(space):
     assert SECRET not in json.dumps(data) and len(data["notices"]) == 1
     assert f"{foreign}: the staging deploy token is {SECRET}" in run(repo, root, "space", "related", ours, "--space",
                                                                     "default", secrets="allow").stdout
+
+
+def test_review_lists_a_credential_the_mnemon_cli_stored_redacted(space):
+    repo, root, db_path = space
+    old = "2020-01-01T10:00:00Z"  # neither updated nor accessed for years: due for review
+    ident = "c0ffee00-0000-4000-8000-000000000002"
+    with sqlite3.connect(db_path) as db:
+        db.execute("INSERT INTO insights(id, content, category, importance, tags, entities, source, access_count, "
+                   "created_at, updated_at) VALUES(?, ?, 'fact', 3, '[]', '[]', 'user', 0, ?, ?)",
+                   (ident, f"the old deploy token is {SECRET}", old, old))
+        db.execute("INSERT INTO oplog(operation, insight_id, detail, created_at) VALUES('remember', ?, 'x', ?)",
+                   (ident, old))
+    db.close()
+    out = run(repo, root, "review").stdout
+    assert SECRET not in out and "the old deploy token is [redacted:github-token]" in out, out
+    data = json.loads(run(repo, root, "review", "--json").stdout)
+    assert SECRET not in json.dumps(data)
+    assert f"the old deploy token is {SECRET}" in run(repo, root, "review", secrets="allow").stdout
