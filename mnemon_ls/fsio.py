@@ -140,7 +140,10 @@ def write_files_atomically(
     would drop the save without a trace. A watched target is swapped in atomically on Linux
     (``renameat2(RENAME_EXCHANGE)``; elsewhere, or where the file system refuses, it is read again just before
     the rename) and what it displaced, when not the bytes read, is returned: ``{target: displaced bytes}``, for
-    the caller to save (DESIGN.md invariant 5). Without ``watched`` the result is empty.
+    the caller to save (DESIGN.md invariant 5). Without ``watched`` the result is empty. The displaced file is
+    looked at once nobody has it open for writing (an editor saving in place truncates, then writes through its
+    open descriptor, maybe after the swap), waiting at most :data:`DISPLACED_WAIT_SECONDS`; one still written
+    then is returned with ``held`` set (:class:`Displaced`): the caller keeps it with :func:`keep_displaced`.
     """
     nowait.check(writes[0][0] if writes else "a write")  # a durable write: not on an event loop
     displaced: dict[Path, bytes] = {}
@@ -224,29 +227,161 @@ def exchange(first: str, second: str) -> bool:
     raise OSError(code, os.strerror(code), second)
 
 
-def _read_displaced(path: str) -> bytes | None:
-    """The bytes of a displaced file (never through a link: a link or a special file holds nobody's text,
-    ``None``)."""
+#: Longest seconds a watched write waits for someone still writing the file it displaced (an editor saving in
+#: place: it truncated the file and has not written or closed it yet) before keeping that file as it is.
+DISPLACED_WAIT_SECONDS = 1.0
+#: Seconds between two looks at a displaced file someone still writes.
+DISPLACED_POLL_SECONDS = 0.005
+#: Where no lease can tell whether a displaced file is still open for writing: seconds it must have been left
+#: alone (its modification time) before its bytes are taken as final.
+DISPLACED_SETTLE_SECONDS = 0.15
+_F_SETLEASE = 1024  # fcntl.F_SETLEASE on Linux (absent from the module elsewhere)
+
+
+class Displaced(bytes):
+    """The bytes a watched write displaced (:func:`write_files_atomically`), to be saved by the caller.
+
+    ``held``: ``None`` when the bytes are final (nobody had the displaced file open for writing any more); else
+    the path of the displaced file itself, left in place because someone still wrote it when the write returned
+    (an editor between its truncation and its close, longer than :data:`DISPLACED_WAIT_SECONDS`): what they write
+    later lands in it, so the caller keeps *that file* (:func:`keep_displaced`), not a copy of these bytes."""
+
+    held: str | None = None
+
+
+def _writers_gone(fd: int) -> bool | None:
+    """Whether nobody has the file of ``fd`` (opened read-only) open for writing: a read lease
+    (``F_SETLEASE``/``F_RDLCK``) is granted only then, and is given back at once. ``None`` where no lease can
+    be taken (not Linux, leases disabled, another owner, a file system without them).
+
+    No lease can be broken in the instant it is held: the file's only name is our hidden temp name, so nobody
+    can open it anew (a break would send ``SIGIO``)."""
+    import fcntl  # on use: only a watched write that displaced a file needs it
+
+    if not sys.platform.startswith("linux"):
+        return None
     try:
-        return fsread.read_bytes_or_none(Path(path))
+        fcntl.fcntl(fd, _F_SETLEASE, fcntl.F_RDLCK)
+    except OSError as exc:
+        return False if exc.errno == errno.EAGAIN else None
+    fcntl.fcntl(fd, _F_SETLEASE, fcntl.F_UNLCK)
+    return True
+
+
+def _settled_displaced(path: str, fd: int | None = None) -> Displaced | None:
+    """The final bytes of the displaced file at ``path`` (or already open as ``fd``, closed here), once nobody
+    writes it any more (:func:`_writers_gone`; where that cannot be told, once it has been left alone
+    :data:`DISPLACED_SETTLE_SECONDS`), waiting at most :data:`DISPLACED_WAIT_SECONDS`; past that the bytes of
+    the moment, ``held`` naming ``path`` (:class:`Displaced`). ``None`` for a link, a special file or an
+    unreadable one: they hold nobody's text."""
+    try:
+        if fd is None:
+            fd = os.open(path, os.O_RDONLY | O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError:
         return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        deadline = time.monotonic() + DISPLACED_WAIT_SECONDS
+        held = False
+        while True:
+            gone = _writers_gone(fd)
+            if gone is None:
+                gone = time.time() - os.fstat(fd).st_mtime >= DISPLACED_SETTLE_SECONDS
+            if gone:
+                break
+            if time.monotonic() >= deadline:
+                held = True
+                break
+            time.sleep(DISPLACED_POLL_SECONDS)
+        chunks, offset = [], 0
+        while chunk := os.pread(fd, 1 << 20, offset):
+            chunks.append(chunk)
+            offset += len(chunk)
+        displaced = Displaced(b"".join(chunks))
+        displaced.held = path if held else None
+        return displaced
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def _rename_watching(tmp: str, path: Path, expected: bytes | None) -> bytes | None:
-    """Rename ``tmp`` over ``path``; the bytes it displaced when they differ from ``expected`` (see
-    :func:`write_files_atomically`), else ``None``."""
+    """Rename ``tmp`` over ``path``; what it displaced (:class:`Displaced`) when that differs from ``expected``
+    or is still being written, else ``None`` (see :func:`write_files_atomically`).
+
+    The displaced file is looked at once its writers are gone (:func:`_settled_displaced`): an editor saving in
+    place may have truncated it before our read and write its bytes only after the swap, through the descriptor
+    it still holds; read at once, the file would equal the (cut) bytes read and the save would go with it."""
     try:
         swapped = exchange(tmp, str(path))
     except FileNotFoundError:
         swapped = False  # no file at path (any more): a plain rename creates it
     if swapped:
-        displaced = _read_displaced(tmp)  # the name tmp now holds what path held at the swap
+        displaced = _settled_displaced(tmp)  # the name tmp now holds what path held at the swap
+        if displaced is not None and displaced.held:
+            return displaced  # still written: the file itself is kept (keep_displaced), never unlinked here
         os.unlink(tmp)
     else:
-        displaced = _read_displaced(str(path))
+        try:
+            fd: int | None = os.open(path, os.O_RDONLY | O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        except OSError:
+            fd = None
         os.replace(tmp, path)
+        displaced = None if fd is None else _settled_displaced(str(path), fd)
+        if displaced is not None:
+            displaced.held = None  # unlinked by the rename: only its bytes can be kept
     return displaced if displaced is not None and displaced != expected else None
+
+
+def remove_watching(path: Path, expected: bytes | None) -> Displaced | None:
+    """Remove ``path``, which the caller read under its lock as ``expected``, unless someone outside the lock
+    saved it since: the file is first renamed to a hidden temp name (atomic: a save by rename after that
+    lands at ``path`` again and is left there), then looked at as :func:`write_files_atomically` looks at a
+    displaced file; what it holds when that differs from ``expected`` (or is still written) is returned for
+    the caller to keep (:func:`keep_displaced`) and is not removed. ``None``: removed (or already gone).
+    The directory is fsynced. Raises the :class:`OSError` of the rename."""
+    nowait.check(path)
+    tmp = str(temp_name(path))
+    try:
+        os.rename(path, tmp)
+    except FileNotFoundError:
+        return None
+    displaced = _settled_displaced(tmp)
+    if displaced is not None and (displaced.held or displaced != expected):
+        displaced.held = tmp  # the file itself is kept: its bytes may still grow
+        return displaced
+    os.unlink(tmp)
+    _fsync_dir(path.parent)
+    return None
+
+
+@storage_errors
+def keep_displaced(directory: Path, name: str, displaced: bytes) -> Path:
+    """Keep what a watched write displaced as a *new* file ``directory/name`` (``-2``, ``-3``... on a clash) and
+    return its path: a :class:`Displaced` still written (``held``) is moved there itself (a hard link, then its
+    temp name removed: same file system), so what its writer writes later is kept too; other bytes are copied
+    (:func:`copy_file_exclusive`). Raises :class:`~mnemon_ls.errors.StorageError`."""
+    held = getattr(displaced, "held", None)
+    if not held:
+        return copy_file_exclusive(directory, name, bytes(displaced))
+    nowait.check(directory)
+    ensure_dir(directory)
+    stem, dot, ext = name.rpartition(".")
+    candidate, n = directory / name, 1
+    while True:
+        try:
+            os.link(held, candidate, follow_symlinks=False)
+        except FileExistsError:
+            n += 1
+            candidate = directory / (f"{stem}-{n}.{ext}" if dot else f"{name}-{n}")
+            continue
+        break
+    os.unlink(held)
+    _fsync_dir(directory)
+    _fsync_dir(Path(held).parent)
+    return candidate
 
 
 def replace_watching(path: Path, data: bytes, expected: bytes | None) -> bytes | None:

@@ -272,8 +272,10 @@ class ManagedFiles:
 
     def preserve(self, name: str, data: bytes) -> str:
         """Save ``data`` durably as ``documents/edits/<stamp>-<name>`` (never overwriting: a taken name
-        gets a suffix) and return its absolute path; raises the :class:`OSError` of the write."""
-        return str(fsio.copy_file_exclusive(self.edits_dir, f"{self.stamp()}-{name}", data))
+        gets a suffix) and return its absolute path; raises the :class:`OSError` of the write. A
+        :class:`~mnemon_ls.fsio.Displaced` file still being written is moved there itself
+        (:func:`~mnemon_ls.fsio.keep_displaced`)."""
+        return str(fsio.keep_displaced(self.edits_dir, f"{self.stamp()}-{name}", data))
 
     def listing(self) -> dict[str, set[str]]:
         """``{"active": names, "archived": names}``: every entry of the two directories (an absent
