@@ -232,8 +232,9 @@ def exchange(first: str, second: str) -> bool:
 DISPLACED_WAIT_SECONDS = 1.0
 #: Seconds between two looks at a displaced file someone still writes.
 DISPLACED_POLL_SECONDS = 0.005
-#: Where no lease can tell whether a displaced file is still open for writing: seconds it must have been left
-#: alone (its modification time) before its bytes are taken as final.
+#: Where no lease can tell whether a displaced file is still open for writing: seconds an *empty* one must have
+#: been left alone (its modification time) before it is taken as final (a file with bytes is taken at once: waiting
+#: on every write just after another would slow each commit, and the exact answer is the lease's).
 DISPLACED_SETTLE_SECONDS = 0.15
 _F_SETLEASE = 1024  # fcntl.F_SETLEASE on Linux (absent from the module elsewhere)
 
@@ -256,10 +257,10 @@ def _writers_gone(fd: int) -> bool | None:
 
     No lease can be broken in the instant it is held: the file's only name is our hidden temp name, so nobody
     can open it anew (a break would send ``SIGIO``)."""
-    import fcntl  # on use: only a watched write that displaced a file needs it
-
     if not sys.platform.startswith("linux"):
         return None
+    import fcntl  # on use: only a watched write that displaced a file needs it
+
     try:
         fcntl.fcntl(fd, _F_SETLEASE, fcntl.F_RDLCK)
     except OSError as exc:
@@ -270,8 +271,8 @@ def _writers_gone(fd: int) -> bool | None:
 
 def _settled_displaced(path: str, fd: int | None = None) -> Displaced | None:
     """The final bytes of the displaced file at ``path`` (or already open as ``fd``, closed here), once nobody
-    writes it any more (:func:`_writers_gone`; where that cannot be told, once it has been left alone
-    :data:`DISPLACED_SETTLE_SECONDS`), waiting at most :data:`DISPLACED_WAIT_SECONDS`; past that the bytes of
+    writes it any more (:func:`_writers_gone`; where that cannot be told, an empty file once it has been left
+    alone :data:`DISPLACED_SETTLE_SECONDS`), waiting at most :data:`DISPLACED_WAIT_SECONDS`; past that the bytes of
     the moment, ``held`` naming ``path`` (:class:`Displaced`). ``None`` for a link, a special file or an
     unreadable one: they hold nobody's text."""
     try:
@@ -286,8 +287,9 @@ def _settled_displaced(path: str, fd: int | None = None) -> Displaced | None:
         held = False
         while True:
             gone = _writers_gone(fd)
-            if gone is None:
-                gone = time.time() - os.fstat(fd).st_mtime >= DISPLACED_SETTLE_SECONDS
+            if gone is None:  # an empty file just written: an in-place save cut between truncation and write
+                info = os.fstat(fd)
+                gone = info.st_size > 0 or time.time() - info.st_mtime >= DISPLACED_SETTLE_SECONDS
             if gone:
                 break
             if time.monotonic() >= deadline:
