@@ -35,7 +35,7 @@ from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from . import fsread, markerlock, nowait
+from . import fsread, fswatch, markerlock, nowait
 from .errors import StorageError, storage_error
 from .fsread import O_NOFOLLOW, check_store_path, storage_errors
 
@@ -47,6 +47,10 @@ read_bytes_or_none = fsread.read_bytes_or_none
 read_bytes_if_present = fsread.read_bytes_if_present
 writes_refused = fsread.writes_refused
 sqlite_storage_error = fsread.sqlite_storage_error
+#: What a watched write displaced and how it is waited for (:mod:`mnemon_ls.fswatch`), also this module's names.
+Displaced = fswatch.Displaced
+DISPLACED_WAIT_SECONDS = fswatch.DISPLACED_WAIT_SECONDS
+wait_for_writers = fswatch.wait_for_writers
 
 FILE_MODE = 0o600
 DIR_MODE = 0o700
@@ -227,101 +231,20 @@ def exchange(first: str, second: str) -> bool:
     raise OSError(code, os.strerror(code), second)
 
 
-#: Longest seconds a watched write waits for someone still writing the file it displaced (an editor saving in
-#: place: it truncated the file and has not written or closed it yet) before keeping that file as it is.
-DISPLACED_WAIT_SECONDS = 1.0
-#: Seconds between two looks at a displaced file someone still writes.
-DISPLACED_POLL_SECONDS = 0.005
-#: Where no lease can tell whether a displaced file is still open for writing: seconds an *empty* one must have
-#: been left alone (its modification time) before it is taken as final (a file with bytes is taken at once: waiting
-#: on every write just after another would slow each commit, and the exact answer is the lease's).
-DISPLACED_SETTLE_SECONDS = 0.15
-_F_SETLEASE = 1024  # fcntl.F_SETLEASE on Linux (absent from the module elsewhere)
-
-
-class Displaced(bytes):
-    """The bytes a watched write displaced (:func:`write_files_atomically`), to be saved by the caller.
-
-    ``held``: ``None`` when the bytes are final (nobody had the displaced file open for writing any more); else
-    the path of the displaced file itself, left in place because someone still wrote it when the write returned
-    (an editor between its truncation and its close, longer than :data:`DISPLACED_WAIT_SECONDS`): what they write
-    later lands in it, so the caller keeps *that file* (:func:`keep_displaced`), not a copy of these bytes."""
-
-    held: str | None = None
-
-
-def _writers_gone(fd: int) -> bool | None:
-    """Whether nobody has the file of ``fd`` (opened read-only) open for writing: a read lease
-    (``F_SETLEASE``/``F_RDLCK``) is granted only then, and is given back at once. ``None`` where no lease can
-    be taken (not Linux, leases disabled, another owner, a file system without them).
-
-    No lease can be broken in the instant it is held: the file's only name is our hidden temp name, so nobody
-    can open it anew (a break would send ``SIGIO``)."""
-    if not sys.platform.startswith("linux"):
-        return None
-    import fcntl  # on use: only a watched write that displaced a file needs it
-
-    try:
-        fcntl.fcntl(fd, _F_SETLEASE, fcntl.F_RDLCK)
-    except OSError as exc:
-        return False if exc.errno == errno.EAGAIN else None
-    fcntl.fcntl(fd, _F_SETLEASE, fcntl.F_UNLCK)
-    return True
-
-
-def _settled_displaced(path: str, fd: int | None = None) -> Displaced | None:
-    """The final bytes of the displaced file at ``path`` (or already open as ``fd``, closed here), once nobody
-    writes it any more (:func:`_writers_gone`; where that cannot be told, an empty file once it has been left
-    alone :data:`DISPLACED_SETTLE_SECONDS`), waiting at most :data:`DISPLACED_WAIT_SECONDS`; past that the bytes of
-    the moment, ``held`` naming ``path`` (:class:`Displaced`). ``None`` for a link, a special file or an
-    unreadable one: they hold nobody's text."""
-    try:
-        if fd is None:
-            fd = os.open(path, os.O_RDONLY | O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        deadline = time.monotonic() + DISPLACED_WAIT_SECONDS
-        held = False
-        while True:
-            gone = _writers_gone(fd)
-            if gone is None:  # an empty file just written: an in-place save cut between truncation and write
-                info = os.fstat(fd)
-                gone = info.st_size > 0 or time.time() - info.st_mtime >= DISPLACED_SETTLE_SECONDS
-            if gone:
-                break
-            if time.monotonic() >= deadline:
-                held = True
-                break
-            time.sleep(DISPLACED_POLL_SECONDS)
-        chunks, offset = [], 0
-        while chunk := os.pread(fd, 1 << 20, offset):
-            chunks.append(chunk)
-            offset += len(chunk)
-        displaced = Displaced(b"".join(chunks))
-        displaced.held = path if held else None
-        return displaced
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-
-
 def _rename_watching(tmp: str, path: Path, expected: bytes | None) -> bytes | None:
     """Rename ``tmp`` over ``path``; what it displaced (:class:`Displaced`) when that differs from ``expected``
     or is still being written, else ``None`` (see :func:`write_files_atomically`).
 
-    The displaced file is looked at once its writers are gone (:func:`_settled_displaced`): an editor saving in
-    place may have truncated it before our read and write its bytes only after the swap, through the descriptor
-    it still holds; read at once, the file would equal the (cut) bytes read and the save would go with it."""
+    The displaced file is looked at once its writers are gone (:func:`~mnemon_ls.fswatch.settled_displaced`): an
+    editor saving in place may have truncated it before our read and write its bytes only after the swap, through
+    the descriptor it still holds; read at once, the file would equal the (cut) bytes read and the save would go
+    with it."""
     try:
         swapped = exchange(tmp, str(path))
     except FileNotFoundError:
         swapped = False  # no file at path (any more): a plain rename creates it
     if swapped:
-        displaced = _settled_displaced(tmp)  # the name tmp now holds what path held at the swap
+        displaced = fswatch.settled_displaced(tmp)  # the name tmp now holds what path held at the swap
         if displaced is not None and displaced.held:
             return displaced  # still written: the file itself is kept (keep_displaced), never unlinked here
         os.unlink(tmp)
@@ -331,7 +254,7 @@ def _rename_watching(tmp: str, path: Path, expected: bytes | None) -> bytes | No
         except OSError:
             fd = None
         os.replace(tmp, path)
-        displaced = None if fd is None else _settled_displaced(str(path), fd)
+        displaced = None if fd is None else fswatch.settled_displaced(str(path), fd)
         if displaced is not None:
             displaced.held = None  # unlinked by the rename: only its bytes can be kept
     return displaced if displaced is not None and displaced != expected else None
@@ -350,7 +273,7 @@ def remove_watching(path: Path, expected: bytes | None) -> Displaced | None:
         os.rename(path, tmp)
     except FileNotFoundError:
         return None
-    displaced = _settled_displaced(tmp)
+    displaced = fswatch.settled_displaced(tmp)
     if displaced is not None and (displaced.held or displaced != expected):
         displaced.held = tmp  # the file itself is kept: its bytes may still grow
         return displaced

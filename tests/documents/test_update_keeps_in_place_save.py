@@ -16,6 +16,7 @@ import os
 import threading
 from pathlib import Path
 
+from mnemon_ls import fswatch
 from mnemon_ls.errors import UnreadableStore
 
 from tests.documents.test_support import make_store
@@ -85,3 +86,40 @@ def test_in_place_saves_racing_updates_are_never_lost(tmp_path: Path) -> None:
         if save not in _kept(path, edits):
             lost.append(trial)
     assert lost == [], f"{len(lost)} of 400 in-place saves lost ({refused} updates refused)"
+
+
+def test_an_update_reads_the_file_once_an_in_place_save_is_written(tmp_path: Path, monkeypatch) -> None:
+    """Under its lock an update reads the managed file only once nobody writes it (at most 1 s): a save cut
+    between its truncation and the end of its write was read as it was, and its half was saved under ``edits/`` as
+    if it were an edit (46 of 400 copies in the race above were such halves). The editor finishes its save from the
+    moment the update first finds it still writing (``_writers_gone``, the look the update makes; no sleep)."""
+    store, root, _workspace, clock = make_store(tmp_path)
+    created = store.create("Release plan", "Tag, build.")
+    doc_id, path = created.document.record.id, Path(created.document.path)
+    clock.tick()
+    save = path.read_bytes().replace(b"Tag, build.", b"Tag, build, sign (typed in place by a person).")
+    editor = open(path, "wb")
+    editor.write(save[:40])
+    editor.flush()  # the editor truncated the file and wrote half of its save
+    still_writing = threading.Event()
+    looks = fswatch._writers_gone
+
+    def look(fd: int) -> bool | None:
+        gone = looks(fd)
+        if gone is False:
+            still_writing.set()
+        return gone
+
+    monkeypatch.setattr(fswatch, "_writers_gone", look)
+    answers: list[object] = []
+    updater = threading.Thread(target=lambda: answers.append(store.update(doc_id, content="Tag, build, ship.")))
+    updater.start()
+    try:
+        assert still_writing.wait(60)
+        editor.write(save[40:])
+    finally:
+        editor.close()
+    updater.join(60)
+    edits = sorted((root / "documents" / "edits").iterdir())
+    assert [p.read_bytes() for p in edits] == [save]  # the whole save, and no half of it
+    assert answers[0].preserved == {"documents/active/" + path.name: str(edits[0])}
