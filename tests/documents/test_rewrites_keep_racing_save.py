@@ -66,3 +66,32 @@ def test_an_in_place_save_to_the_source_of_an_archive_is_kept(tmp_path: Path) ->
     assert len(editors) == 1 and not path.exists()
     kept = answer.preserved["documents/active/" + path.name + " (saved during the write)"]
     assert Path(kept).read_bytes() == save
+
+
+def test_a_save_while_redaction_rewrites_a_document_is_kept(tmp_path: Path, monkeypatch) -> None:
+    from mnemon_ls.documents import redaction
+
+    from tests.redact_samples import AWS_ID
+
+    store, root, _workspace, clock = make_store(tmp_path, secrets="allow")
+    created = store.create("Deploy notes", f"Use key {AWS_ID} for the deploy.")
+    path = Path(created.document.path)
+    clock.tick()
+    save = path.read_bytes().replace(f"Use key {AWS_ID} for the deploy.".encode(), b"The key is in the vault now.")
+    render = redaction.render_markdown
+    saves = []
+
+    def render_then_a_person_saves(record, body):
+        if not saves:  # after the redaction read the file under its lock, before it renames its rewrite over it
+            save_by_rename(path, save)
+            saves.append(save)
+        return render(record, body)
+
+    monkeypatch.setattr(redaction, "render_markdown", render_then_a_person_saves)
+    result = redaction.apply(store)
+    monkeypatch.undo()
+
+    assert saves == [save] and result["documents"] == 1
+    assert AWS_ID.encode() not in path.read_bytes()
+    edits = sorted((root / "documents" / "edits").iterdir())
+    assert [p.read_bytes() for p in edits] == [save]
