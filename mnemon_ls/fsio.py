@@ -260,13 +260,15 @@ def _rename_watching(tmp: str, path: Path, expected: bytes | None) -> bytes | No
     return displaced if displaced is not None and displaced != expected else None
 
 
-def remove_watching(path: Path, expected: bytes | None) -> Displaced | None:
+def remove_watching(path: Path, expected: bytes | None, keep: Callable[[Displaced], str]) -> str | None:
     """Remove ``path``, which the caller read under its lock as ``expected``, unless someone outside the lock
     saved it since: the file is first renamed to a hidden temp name (atomic: a save by rename after that
     lands at ``path`` again and is left there), then looked at as :func:`write_files_atomically` looks at a
-    displaced file; what it holds when that differs from ``expected`` (or is still written) is returned for
-    the caller to keep (:func:`keep_displaced`) and is not removed. ``None``: removed (or already gone).
-    The directory is fsynced. Raises the :class:`OSError` of the rename."""
+    displaced file; when it holds other bytes than ``expected`` (or is still written), ``keep`` is called with
+    them (``held``: the file itself, for :func:`keep_displaced`) and what it returns (where it kept them) is
+    returned. ``None``: removed as read (or already gone). When ``keep`` raises, the file is put back at ``path``
+    (a hard link, never over a file saved there since; else left at its temp name) and the error raised. The
+    directory is fsynced. Raises the :class:`OSError` of the rename."""
     nowait.check(path)
     tmp = str(temp_name(path))
     try:
@@ -276,7 +278,13 @@ def remove_watching(path: Path, expected: bytes | None) -> Displaced | None:
     displaced = fswatch.settled_displaced(tmp)
     if displaced is not None and (displaced.held or displaced != expected):
         displaced.held = tmp  # the file itself is kept: its bytes may still grow
-        return displaced
+        try:
+            return keep(displaced)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.link(tmp, path, follow_symlinks=False)  # FileExistsError: saved again meanwhile: tmp stays
+                os.unlink(tmp)
+            raise
     os.unlink(tmp)
     _fsync_dir(path.parent)
     return None

@@ -146,9 +146,9 @@ class Moves:
         store.step(f"{action}:committed")
         try:
             # a save to the source after it was read is kept, not removed with it (fsio.remove_watching)
-            if (displaced := fsio.remove_watching(source, moved)) is not None:
-                preserved[current.relative_path + " (saved during the write)"] = files.preserve(
-                    current.filename, displaced)
+            if (kept := fsio.remove_watching(source, moved, lambda saved: files.preserve(current.filename,
+                                                                                         saved))) is not None:
+                preserved[current.relative_path + " (saved during the write)"] = kept
         except OSError:
             pass  # the index already names the target; repair removes the source copy later
         store.step(f"{action}:done")
@@ -160,9 +160,9 @@ class Moves:
         """Remove ``path`` (read as ``read`` under the lock) unless someone saved it since: then what they saved
         is kept under ``edits/`` (``report.preserved[relative + " (saved during the write)"]``) and the file
         removed (:func:`~mnemon_ls.fsio.remove_watching`). Raises the :class:`OSError` of the removal."""
-        if (displaced := fsio.remove_watching(path, read)) is not None:
-            report.preserved[f"{relative} (saved during the write)"] = self.store.files.preserve(
-                f"{path.parent.name}-{path.name}", displaced)
+        name = f"{path.parent.name}-{path.name}"
+        if (kept := fsio.remove_watching(path, read, lambda saved: self.store.files.preserve(name, saved))):
+            report.preserved[f"{relative} (saved during the write)"] = kept
 
     def needs_repair(self, view: IndexView, listing: dict[str, set[str]]) -> bool:
         """Whether :meth:`repair` has work in ``documents/`` as ``listing`` (:meth:`~.files.ManagedFiles.listing`)

@@ -132,9 +132,8 @@ def apply(store: DocumentStore) -> dict[str, Any]:
                     _unlink(target)
                 raise
             result["revision"] = view.revision
-            for path, read in stale:
-                if (displaced := fsio.remove_watching(path, read)) is not None:  # saved since the read: kept
-                    store.files.preserve(path.name, displaced)
+            for path, read in stale:  # a save since the read is kept under edits/, not removed
+                fsio.remove_watching(path, read, lambda saved, name=path.name: store.files.preserve(name, saved))
             for record in records:
                 store.files.note_file(record)
         for path in _copies(store):
