@@ -35,7 +35,7 @@ from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from . import fsread, markerlock, nowait
+from . import fsread, fswatch, markerlock, nowait
 from .errors import StorageError, storage_error
 from .fsread import O_NOFOLLOW, check_store_path, storage_errors
 
@@ -47,6 +47,10 @@ read_bytes_or_none = fsread.read_bytes_or_none
 read_bytes_if_present = fsread.read_bytes_if_present
 writes_refused = fsread.writes_refused
 sqlite_storage_error = fsread.sqlite_storage_error
+#: What a watched write displaced and how it is waited for (:mod:`mnemon_ls.fswatch`), also this module's names.
+Displaced = fswatch.Displaced
+DISPLACED_WAIT_SECONDS = fswatch.DISPLACED_WAIT_SECONDS
+wait_for_writers = fswatch.wait_for_writers
 
 FILE_MODE = 0o600
 DIR_MODE = 0o700
@@ -140,7 +144,10 @@ def write_files_atomically(
     would drop the save without a trace. A watched target is swapped in atomically on Linux
     (``renameat2(RENAME_EXCHANGE)``; elsewhere, or where the file system refuses, it is read again just before
     the rename) and what it displaced, when not the bytes read, is returned: ``{target: displaced bytes}``, for
-    the caller to save (DESIGN.md invariant 5). Without ``watched`` the result is empty.
+    the caller to save (DESIGN.md invariant 5). Without ``watched`` the result is empty. The displaced file is
+    looked at once nobody has it open for writing (an editor saving in place truncates, then writes through its
+    open descriptor, maybe after the swap), waiting at most :data:`DISPLACED_WAIT_SECONDS`; one still written
+    then is returned with ``held`` set (:class:`Displaced`): the caller keeps it with :func:`keep_displaced`.
     """
     nowait.check(writes[0][0] if writes else "a write")  # a durable write: not on an event loop
     displaced: dict[Path, bytes] = {}
@@ -224,29 +231,90 @@ def exchange(first: str, second: str) -> bool:
     raise OSError(code, os.strerror(code), second)
 
 
-def _read_displaced(path: str) -> bytes | None:
-    """The bytes of a displaced file (never through a link: a link or a special file holds nobody's text,
-    ``None``)."""
-    try:
-        return fsread.read_bytes_or_none(Path(path))
-    except OSError:
-        return None
-
-
 def _rename_watching(tmp: str, path: Path, expected: bytes | None) -> bytes | None:
-    """Rename ``tmp`` over ``path``; the bytes it displaced when they differ from ``expected`` (see
-    :func:`write_files_atomically`), else ``None``."""
+    """Rename ``tmp`` over ``path``; what it displaced (:class:`Displaced`) when that differs from ``expected``
+    or is still being written, else ``None`` (see :func:`write_files_atomically`).
+
+    The displaced file is looked at once its writers are gone (:func:`~mnemon_ls.fswatch.settled_displaced`): an
+    editor saving in place may have truncated it before our read and write its bytes only after the swap, through
+    the descriptor it still holds; read at once, the file would equal the (cut) bytes read and the save would go
+    with it."""
     try:
         swapped = exchange(tmp, str(path))
     except FileNotFoundError:
         swapped = False  # no file at path (any more): a plain rename creates it
     if swapped:
-        displaced = _read_displaced(tmp)  # the name tmp now holds what path held at the swap
+        displaced = fswatch.settled_displaced(tmp)  # the name tmp now holds what path held at the swap
+        if displaced is not None and displaced.held:
+            return displaced  # still written: the file itself is kept (keep_displaced), never unlinked here
         os.unlink(tmp)
     else:
-        displaced = _read_displaced(str(path))
+        try:
+            fd: int | None = os.open(path, os.O_RDONLY | O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        except OSError:
+            fd = None
         os.replace(tmp, path)
+        displaced = None if fd is None else fswatch.settled_displaced(str(path), fd)
+        if displaced is not None:
+            displaced.held = None  # unlinked by the rename: only its bytes can be kept
     return displaced if displaced is not None and displaced != expected else None
+
+
+def remove_watching(path: Path, expected: bytes | None, keep: Callable[[Displaced], str]) -> str | None:
+    """Remove ``path``, which the caller read under its lock as ``expected``, unless someone outside the lock
+    saved it since: the file is first renamed to a hidden temp name (atomic: a save by rename after that
+    lands at ``path`` again and is left there), then looked at as :func:`write_files_atomically` looks at a
+    displaced file; when it holds other bytes than ``expected`` (or is still written), ``keep`` is called with
+    them (``held``: the file itself, for :func:`keep_displaced`) and what it returns (where it kept them) is
+    returned. ``None``: removed as read (or already gone). When ``keep`` raises, the file is put back at ``path``
+    (a hard link, never over a file saved there since; else left at its temp name) and the error raised. The
+    directory is fsynced. Raises the :class:`OSError` of the rename."""
+    nowait.check(path)
+    tmp = str(temp_name(path))
+    try:
+        os.rename(path, tmp)
+    except FileNotFoundError:
+        return None
+    displaced = fswatch.settled_displaced(tmp)
+    if displaced is not None and (displaced.held or displaced != expected):
+        displaced.held = tmp  # the file itself is kept: its bytes may still grow
+        try:
+            return keep(displaced)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.link(tmp, path, follow_symlinks=False)  # FileExistsError: saved again meanwhile: tmp stays
+                os.unlink(tmp)
+            raise
+    os.unlink(tmp)
+    _fsync_dir(path.parent)
+    return None
+
+
+@storage_errors
+def keep_displaced(directory: Path, name: str, displaced: bytes) -> Path:
+    """Keep what a watched write displaced as a *new* file ``directory/name`` (``-2``, ``-3``... on a clash) and
+    return its path: a :class:`Displaced` still written (``held``) is moved there itself (a hard link, then its
+    temp name removed: same file system), so what its writer writes later is kept too; other bytes are copied
+    (:func:`copy_file_exclusive`). Raises :class:`~mnemon_ls.errors.StorageError`."""
+    held = getattr(displaced, "held", None)
+    if not held:
+        return copy_file_exclusive(directory, name, bytes(displaced))
+    nowait.check(directory)
+    ensure_dir(directory)
+    stem, dot, ext = name.rpartition(".")
+    candidate, n = directory / name, 1
+    while True:
+        try:
+            os.link(held, candidate, follow_symlinks=False)
+        except FileExistsError:
+            n += 1
+            candidate = directory / (f"{stem}-{n}.{ext}" if dot else f"{name}-{n}")
+            continue
+        break
+    os.unlink(held)
+    _fsync_dir(directory)
+    _fsync_dir(Path(held).parent)
+    return candidate
 
 
 def replace_watching(path: Path, data: bytes, expected: bytes | None) -> bytes | None:

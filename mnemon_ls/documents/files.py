@@ -272,8 +272,10 @@ class ManagedFiles:
 
     def preserve(self, name: str, data: bytes) -> str:
         """Save ``data`` durably as ``documents/edits/<stamp>-<name>`` (never overwriting: a taken name
-        gets a suffix) and return its absolute path; raises the :class:`OSError` of the write."""
-        return str(fsio.copy_file_exclusive(self.edits_dir, f"{self.stamp()}-{name}", data))
+        gets a suffix) and return its absolute path; raises the :class:`OSError` of the write. A
+        :class:`~mnemon_ls.fsio.Displaced` file still being written is moved there itself
+        (:func:`~mnemon_ls.fsio.keep_displaced`)."""
+        return str(fsio.keep_displaced(self.edits_dir, f"{self.stamp()}-{name}", data))
 
     def listing(self) -> dict[str, set[str]]:
         """``{"active": names, "archived": names}``: every entry of the two directories (an absent
@@ -354,10 +356,14 @@ class ManagedFiles:
                 f"{record.id} with new content (the current file is saved under documents/edits/ first)",
                 file=str(path), reason="not-utf-8", id=record.id, offset=exc.start) from None
 
-    def read_managed(self, record: DocumentRecord) -> bytes | None:
+    def read_managed(self, record: DocumentRecord, settle: bool = False) -> bytes | None:
         """The bytes of ``record``'s managed file, ``None`` when missing; a FIFO, socket, device or
-        directory in its place raises :class:`~mnemon_ls.errors.UnreadableStore` (never blocks)."""
+        directory in its place raises :class:`~mnemon_ls.errors.UnreadableStore` (never blocks). ``settle``: a
+        writer's read under the lock, made once nobody writes the file (an editor saving in place, at most
+        :data:`~mnemon_ls.fsio.DISPLACED_WAIT_SECONDS`: :func:`~mnemon_ls.fsio.wait_for_writers`)."""
         path = self.path_for(record)
+        if settle:
+            fsio.wait_for_writers(path)
         try:
             return read_managed_or_none(path)
         except SpecialFile as exc:

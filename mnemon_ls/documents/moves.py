@@ -58,7 +58,7 @@ class MovingStore(Protocol):
     def step(self, name: str) -> None: ...
 
     def write_and_commit(self, view: IndexView, record: DocumentRecord, path: Path, data: bytes,
-                         previous: bytes | None, step: str) -> IndexView: ...
+                         previous: bytes | None, step: str, preserved: dict[str, str] | None = None) -> IndexView: ...
 
     def mutation_result(self, action: str, view: IndexView, record: DocumentRecord, body: str,
                         preserved: dict[str, str] | None = None, notices: Sequence[str] = ()) -> MutationResult: ...
@@ -142,19 +142,27 @@ class Moves:
             preserved[current.relative_path] = files.preserve(current.filename, moved)
         store.step(f"{action}:start")
         view = store.write_and_commit(view, record, target, render_markdown(record, body).encode("utf-8"), existing,
-                                      f"{action}:copied")
+                                      f"{action}:copied", preserved)  # a save to the target meanwhile is kept
         store.step(f"{action}:committed")
         try:
-            os.unlink(source)
-            fsio._fsync_dir(source.parent)
-        except FileNotFoundError:
-            pass
+            # a save to the source after it was read is kept, not removed with it (fsio.remove_watching)
+            if (kept := fsio.remove_watching(source, moved, lambda saved: files.preserve(current.filename,
+                                                                                         saved))) is not None:
+                preserved[current.relative_path + " (saved during the write)"] = kept
         except OSError:
             pass  # the index already names the target; repair removes the source copy later
         store.step(f"{action}:done")
         files.signatures.pop(current.id, None)
         files.note_file(view.by_id[record.id])
         return view, preserved
+
+    def _remove_keeping_saves(self, path: Path, read: bytes, relative: str, report: RepairReport) -> None:
+        """Remove ``path`` (read as ``read`` under the lock) unless someone saved it since: then what they saved
+        is kept under ``edits/`` (``report.preserved[relative + " (saved during the write)"]``) and the file
+        removed (:func:`~mnemon_ls.fsio.remove_watching`). Raises the :class:`OSError` of the removal."""
+        name = f"{path.parent.name}-{path.name}"
+        if (kept := fsio.remove_watching(path, read, lambda saved: self.store.files.preserve(name, saved))):
+            report.preserved[f"{relative} (saved during the write)"] = kept
 
     def needs_repair(self, view: IndexView, listing: dict[str, set[str]]) -> bool:
         """Whether :meth:`repair` has work in ``documents/`` as ``listing`` (:meth:`~.files.ManagedFiles.listing`)
@@ -210,15 +218,16 @@ class Moves:
                         if other_hash is None or other_hash not in (record.content_hash, body_hash(here_data)):
                             report.preserved[rel_other] = files.preserve(f"{other_status}-{record.filename}",
                                                                          other_data)
-                        os.unlink(other)
-                        fsio._fsync_dir(other.parent)
+                        self._remove_keeping_saves(other, other_data, rel_other, report)
                         report.completed.append({"id": record.id, "removed": rel_other})
                     else:
                         if other_hash == record.content_hash:
                             other_body = split_markdown(other_data.decode("utf-8"))[1]
-                            fsio.write_file_atomically(here, render_markdown(record, other_body).encode("utf-8"))
-                            os.unlink(other)
-                            fsio._fsync_dir(other.parent)
+                            if (displaced := fsio.replace_watching(
+                                    here, render_markdown(record, other_body).encode("utf-8"), None)) is not None:
+                                report.preserved[f"{record.relative_path} (saved during the write)"] = \
+                                    files.preserve(record.filename, displaced)
+                            self._remove_keeping_saves(other, other_data, rel_other, report)
                         else:
                             os.rename(other, here)
                             fsio._fsync_dir(here.parent)

@@ -209,7 +209,8 @@ class Recovery:
             if rendered != original:
                 if fm or data != original:
                     store.files.preserve(name, data)
-                fsio.write_file_atomically(path, rendered)
+                if (displaced := fsio.replace_watching(path, rendered, original)) is not None:  # saved meanwhile
+                    report.preserved[f"{rel} (saved during the write)"] = store.files.preserve(name, displaced)
                 record = record.with_changes(size_bytes=len(rendered))
             fresh.append(record)
             holders[record.content_hash] = doc_id

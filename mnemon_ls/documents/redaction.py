@@ -114,10 +114,13 @@ def apply(store: DocumentStore) -> dict[str, Any]:
             if new_body is not None:
                 changed = dataclasses.replace(changed, size_bytes=model.rendered_size(changed, new_body))
                 target = store.files.path_for(changed)
-                fsio.write_file_atomically(target, render_markdown(changed, new_body).encode("utf-8"))
+                # a save since the read is kept under edits/ (redacted below with the other copies), not replaced
+                if (displaced := fsio.replace_watching(target, render_markdown(changed, new_body).encode("utf-8"),
+                                                       data if target == path else None)) is not None:
+                    store.files.preserve(changed.filename, displaced)
                 if target != path:
                     renamed.append(target)
-                    stale.append(path)
+                    stale.append((path, data))
             records.append(changed)
             result["documents"] += 1
             result["renamed"] += filename != record.filename
@@ -129,8 +132,8 @@ def apply(store: DocumentStore) -> dict[str, Any]:
                     _unlink(target)
                 raise
             result["revision"] = view.revision
-            for path in stale:
-                _unlink(path)
+            for path, read in stale:  # a save since the read is kept under edits/, not removed
+                fsio.remove_watching(path, read, lambda saved, name=path.name: store.files.preserve(name, saved))
             for record in records:
                 store.files.note_file(record)
         for path in _copies(store):

@@ -411,7 +411,7 @@ class DocumentStore:
         return replace(self.mutation_result("unchanged", view, current, body, notices=notices),
                        redacted=scrub.summary())
 
-    def _planned_update(self, view: IndexView, request: changes.UpdateRequest) -> tuple[
+    def _planned_update(self, view: IndexView, request: changes.UpdateRequest, settle: bool = False) -> tuple[
             DocumentRecord, bytes | None, str | None, str, DocumentRecord]:
         """What ``request`` makes of its document in ``view`` (reads only): ``(current, old, old_body, body,
         record)``: the current record, the managed file's bytes (``None``: missing), its body (``None``: missing
@@ -422,7 +422,7 @@ class DocumentStore:
         current = view.require(request.id)
         check_status(current, "active", "update")
         check_document_revision(current, request.document_revision)
-        old = self.files.read_managed(current)
+        old = self.files.read_managed(current, settle)  # settle: under the lock, once no editor writes it
         if old is None and request.content is None:
             raise NotFound(f"{current.relative_path}: the managed file of document {current.id} is missing; "
                            "give content to write it again", id=current.id, file=str(self.files.path_for(current)))
@@ -442,7 +442,7 @@ class DocumentStore:
         writer may have committed since the unlocked reading), then the file and the index written. ``content``:
         the content as sent (for the notices of a no-op)."""
         view = self.index.begin(expected)
-        current, old, old_body, body, record = self._planned_update(view, request)
+        current, old, old_body, body, record = self._planned_update(view, request, settle=True)
         path = self.files.path_for(current)
         if changes.unchanged_on_disk(current, record, body, old):  # a hand edit that is the text sent: adopted
             view, adopted = self.freshness.adopt_edit(current) if record.content_hash != current.content_hash else (

@@ -130,6 +130,9 @@ class ProjectionRepair:
         ``hand_edits[name]`` says which (absent for missing/empty files and restored edits):
         ``{"status": "imported"|"rejected"|"leftover"|"format",
         "reason", "savedAs"?, "message", "added", "replaced": [{from, to}], "removed", "problems": [...]}``.
+        A save by someone outside the lock after the read (an editor) is not replaced without a trace: what the
+        rewrite displaced is saved under ``edits/`` too (``preserved["<name> (saved during the write)"]`` when
+        that name was saved already; :func:`mnemon_ls.fsio.write_files_atomically`, ``watched``).
         Temp files a killed writer left are removed. Does nothing (``skipped``) when ``memories.json`` is
         missing or damaged. ``rebuild_missing=False`` leaves missing projections for the next wake (the CLI
         absorbs edits before a command that may be rejected, and a rejection must not write).
@@ -158,6 +161,7 @@ class ProjectionRepair:
                 report.skipped = state.problem
                 return report
             writes = []
+            read: dict[Path, bytes | None] = {}  # each projection as read here: a save since is kept, not replaced
             working = state.entries
             now = store.now()
             for target in store.projects:
@@ -168,7 +172,8 @@ class ProjectionRepair:
                     continue
                 if current is None and not expected:
                     writes.append((path, expected))  # no entries, no file yet (the global root of a USER.md
-                    continue  # used from workspaces): created, not repaired, so not reported
+                    read[path] = None  # used from workspaces): created, not repaired, so not reported
+                    continue
                 current = settled_bytes(path, store.settle_seconds)
                 if current == expected or (current is None and not rebuild_missing):
                     continue
@@ -177,12 +182,15 @@ class ProjectionRepair:
                     working = result
                 else:
                     writes.append((path, expected))
+                    read[path] = current
                 report.repaired.append(path.name)
             sweep_orphans(store.runtime_dir)
             if working is not state.entries:
                 store.commit(state.entries, working, already_saved=set(report.preserved))
             else:
-                fsio.write_files_atomically(writes)
+                for path, data in fsio.write_files_atomically(writes, watched=read).items():  # saved meanwhile
+                    name = path.name + (" (saved during the write)" if path.name in report.preserved else "")
+                    report.preserved[name] = str(store.preserve(path.name, data))
         return report
 
     def _absorb(self, target: Target, current: bytes | None, expected: bytes, state: StoreState,

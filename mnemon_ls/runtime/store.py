@@ -366,7 +366,11 @@ class RuntimeStore:
     def preserve(self, name: str, data: bytes) -> Path:
         """Save a copy of a projection about to be rewritten under ``runtime/edits/``; a value in it that
         looks like a credential is redacted first unless ``secrets`` is ``allow`` (invariant 9: the copy
-        is our write, even though the person typed it)."""
+        is our write, even though the person typed it). A :class:`~mnemon_ls.fsio.Displaced` file still being
+        written is moved there itself, unredacted: what its writer writes later must land in it
+        (:func:`~mnemon_ls.fsio.keep_displaced`)."""
+        if getattr(data, "held", None):
+            return fsio.keep_displaced(self.edits_dir, f"{self.stamp()}-{name}", data)
         if self.secrets != "allow":
             from ..redact import redact_file_bytes  # imported on use: a wake with clean projections never needs it
 
