@@ -10,10 +10,10 @@ another, adds nothing. ``bareKey`` (an entry the import led with its heading or 
 :func:`~.reading.markdown_items`): :func:`item_key` of its text as the file has it, so the same bullet found later
 without that heading is known as imported (:func:`read_bare_keys`). An item a Source refused (a Document over
 ``documents.maxBodyBytes``, the active Documents full, ...) is recorded with ``"origin": "refused"``, ``code``,
-``field``, ``rule`` and ``refusedAt`` instead of ``ref`` and ``importedAt``: it does not count as imported (a later import tries it again), and that import says
-it was refused before (:func:`read_refused`). ``ref`` says where the item went (the runtime entry's lineage:
-``runtime:<target>:<sha256 of the entry>``; ``document:<id>``; ``memory-space:<space id>/item:<item id>``). A torn
-last line is skipped.
+``field``, ``rule`` and ``refusedAt`` instead of ``ref`` and ``importedAt``: it does not count as imported (a
+later import tries it again), and that import says it was refused before (:func:`read_refused`). ``ref`` says
+where the item went (the runtime entry's lineage: ``runtime:<target>:<sha256 of the entry>``; ``document:<id>``;
+``memory-space:<space id>/item:<item id>``). A torn last line is skipped.
 """
 
 from __future__ import annotations

@@ -215,10 +215,12 @@ def markdown_items(text: str, path: str, file_title: str, hint: str | None = Non
     An entry made from a bullet carries its heading (:func:`with_heading`: ``## What's left`` / ``- RAW files.``
     gives ``What's left: RAW files.``): a bullet often means something only under its heading, and an entry is
     read alone. Not a heading that only names the file (``# CLAUDE.md``) or is its title (the file's one level-1
-    heading, :func:`_title`: CLAUDE.md and AGENTS.md titled differently often hold the same bullets). ``scope``: the path globs a path-scoped rule applies to (a Copilot ``applyTo``, a Claude Code
-    rule's ``paths``, a Cursor rule's ``globs``; empty: everywhere): each entry starts ``For <globs>: `` and a
-    section's body with ``Applies to <globs>.`` (:func:`scope_text`), so an entry never reads as a rule of the
-    whole repository. ``extra["bare"]`` of an entry changed that way holds its text as the file has it."""
+    heading, :func:`_title`: CLAUDE.md and AGENTS.md titled differently often hold the same bullets).
+
+    ``scope``: the path globs a path-scoped rule applies to (a Copilot ``applyTo``, a Claude Code rule's
+    ``paths``, a Cursor rule's ``globs``; empty: everywhere): each entry starts ``For <globs>: `` and a section's
+    body with ``Applies to <globs>.`` (:func:`scope_text`), so an entry never reads as a rule of the whole
+    repository. ``extra["bare"]`` of an entry changed that way holds its text as the file has it."""
     _meta, body = front_matter(without_block(text))
     items: list[Item] = []
     stem = Path(path).name.lower(), Path(path).stem.lower()
