@@ -6,6 +6,7 @@
 - one small module per source format (:mod:`.claude_code`, :mod:`.agents_md`, :mod:`.cursor`,
   :mod:`.copilot`, :mod:`.cline`, :mod:`.hermes`) names the files of its layout and reads their items;
   :mod:`.sources` maps the source names to them (:mod:`.formats`: what they share);
+- :mod:`.found` reads the files of a source and those they import (Claude Code's ``@path``);
 - :mod:`.classify` routes each item to USER.md, MEMORY.md, a Document or the active Memory Space, and says why;
 - :mod:`.plan` builds the plan (the dry run) and applies it through the Sources' own write paths
   (:meth:`~mnemon_ls.host.WorkspaceHost.mutate_runtime`, ``documents.create``, ``spaces.remember``);

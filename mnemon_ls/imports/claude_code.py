@@ -6,6 +6,13 @@ a ``MEMORY.md`` index whose lines link the topic files, and topic files with fro
 ``<project>`` is the workspace's absolute path with every character but letters and digits replaced by
 ``-`` (how Claude Code names its project directories). Index lines that only link a topic file are
 skipped (the topic file is read itself); other index lines are items.
+
+A rule of ``.claude/rules`` with ``paths`` in its front matter applies to the files they match: its entries say so
+(``For src/**/*.ts: ...``, :func:`~.reading.markdown_items`'s ``scope``), so they are not imported as rules of the
+whole repository.
+
+A memory file imports others with ``@path`` (:func:`follow`): Claude Code reads them with it, so the import reads
+them too (:func:`~.plan.find`: at most :data:`MAX_IMPORT_HOPS` hops, each file once).
 """
 
 from __future__ import annotations
@@ -14,8 +21,10 @@ import re
 from pathlib import Path
 from typing import Mapping
 
-from .formats import Format, Located, existing, glob, home, markdown
-from .reading import Item, SourceFile, front_matter, markdown_items
+import os
+
+from .formats import Format, Located, existing, glob, home
+from .reading import Item, Refusal, SourceFile, front_matter, front_matter_list, markdown_items, path_scope
 from .places import PLACES
 
 _LINK_LINE = re.compile(r"^\s*[-*+]\s*\[[^\]]*\]\(([^)]+\.md)\)")
@@ -55,7 +64,66 @@ def items(source: SourceFile, located: Located) -> list[Item]:
     if meta.get("type"):
         hint = "user" if meta["type"].lower() in _USER_TYPES else "memory"
         return markdown_items(source.text, str(source.path), meta.get("name") or source.path.stem, hint)
-    return markdown(source, located)
+    scope = path_scope(front_matter_list(source.text, "paths"))
+    return markdown_items(source.text, str(source.path), source.path.name, located.hint, scope)
 
 
-FORMAT = Format("claude-code", PLACES["claude-code"], locate, items, _layout)
+#: How many ``@path`` hops Claude Code follows from a memory file (its documented limit: 5).
+MAX_IMPORT_HOPS = 5
+#: An ``@path`` import: ``@`` at the start of a line or after whitespace, then the path (``\ `` escapes a space).
+_IMPORT = re.compile(r"(?:^|(?<=\s))@((?:[^\s\\]|\\ )+)")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
+
+
+def import_paths(text: str) -> list[str]:
+    """The ``@path`` imports of a memory file's ``text``, in order: not inside a fenced code block or a code span
+    (Claude Code does not evaluate those), not in an email address (``@`` after a non-space)."""
+    found, fenced = [], False
+    for line in text.split("\n"):
+        if _FENCE.match(line):
+            fenced = not fenced
+            continue
+        if not fenced:
+            found += [m.group(1).replace("\\ ", " ") for m in _IMPORT.finditer(_CODE_SPAN.sub(" ", line))]
+    return found
+
+
+def _inside(path: Path, base: Path) -> bool:
+    return path == base or base in path.parents
+
+
+def follow(source: SourceFile, located: Located, env: Mapping[str, str]) -> list[Located | Refusal]:
+    """The files ``source``'s ``@path`` imports name (:func:`import_paths`) that exist: a relative path from the
+    importing file's directory, kept under the directory it was found in (``located.base``: the workspace);
+    ``~/...`` under the home directory (``HOME``); an absolute path under either. One that exists but leaves them
+    is a :class:`~.reading.Refusal` saying so (never read); a path naming nothing (``@param``, ``@types/node``) is
+    no import and is passed over, as Claude Code does. A trailing ``.``, ``,``, ``;``, ``:``, ``!``, ``?`` or ``)``
+    is dropped when the path without it exists and the path with it does not (the end of a sentence)."""
+    out: list[Located | Refusal] = []
+    user_home = home(env)
+    for raw in import_paths(source.text):
+        for said in dict.fromkeys((raw, raw.rstrip(".,;:!?)"))):
+            if said.startswith("~/"):
+                path, bases = user_home / said[2:], [user_home]
+            elif said.startswith("/"):
+                path, bases = Path(said), [located.base, user_home]
+            else:
+                path, bases = source.path.parent / said, [located.base]
+            path = Path(os.path.normpath(path))
+            try:
+                if not (path.is_file() or path.is_symlink()):
+                    continue
+            except OSError:  # a name too long for a file: no import
+                continue
+            base = next((b for b in bases if _inside(path, Path(os.path.normpath(b)))), None)
+            if base is None:
+                out.append(Refusal(str(path), f"is imported by {source.path} (@{said}) but leaves "
+                                              f"{' and '.join(str(b) for b in bases)}; not read"))
+            else:
+                out.append(Located(path, base, located.hint))
+            break
+    return out
+
+
+FORMAT = Format("claude-code", PLACES["claude-code"], locate, items, _layout, follow)

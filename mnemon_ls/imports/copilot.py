@@ -1,12 +1,16 @@
-"""GitHub Copilot: ``.github/copilot-instructions.md`` and ``.github/instructions/*.instructions.md``
-(front matter ``applyTo`` is skipped with the rest of the front matter)."""
+"""GitHub Copilot: ``.github/copilot-instructions.md`` and ``.github/instructions/*.instructions.md``.
+
+An ``.instructions.md`` file applies to the files its front matter's ``applyTo`` globs match (comma-separated,
+``**`` for every file): its entries say so (``For src/**/*.ts: ...``, :func:`~.reading.markdown_items`'s
+``scope``), so they are not imported as rules of the whole repository."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Mapping
 
-from .formats import Format, Located, existing, glob, markdown
+from .formats import Format, Located, existing, glob
+from .reading import Item, SourceFile, front_matter_list, markdown_items, path_scope
 from .places import PLACES
 
 
@@ -21,4 +25,10 @@ def locate(workspace: Path, env: Mapping[str, str]) -> list[Located]:
     return existing(_layout(workspace))
 
 
-FORMAT = Format("copilot", PLACES["copilot"], locate, markdown, _layout)
+def items(source: SourceFile, located: Located) -> list[Item]:
+    """Markdown items titled by the file name, scoped by ``applyTo`` (module doc)."""
+    scope = path_scope(front_matter_list(source.text, "applyTo"))
+    return markdown_items(source.text, str(source.path), source.path.name, located.hint, scope)
+
+
+FORMAT = Format("copilot", PLACES["copilot"], locate, items, _layout)

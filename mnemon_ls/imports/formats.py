@@ -2,7 +2,9 @@
 
 A format module has ``NAME``, ``DEFAULTS`` (the paths it reads, for the help and the docs),
 ``locate(workspace, env) -> [Located]`` (its files in their default places) and
-``items(source, located) -> [Item]``. ``--from PATH`` replaces the default places (:func:`locate_from`).
+``items(source, located) -> [Item]``, and when its files import others (Claude Code's ``@path``)
+``follow(source, located, env) -> [Located | Refusal]``. ``--from PATH`` replaces the default places
+(:func:`locate_from`).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from .places import direct_names, nested_names
-from .reading import Item, SourceFile, markdown_items
+from .reading import Item, Refusal, SourceFile, markdown_items
 
 #: Directories a scan never enters.
 SKIPPED_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".mnemon"})
@@ -32,13 +34,15 @@ class Located:
 class Format:
     """One source format: its ``name``, ``defaults`` (shown paths), ``locate`` and ``items`` (module doc),
     and ``layout``: the files a ``--from`` directory is searched for first (the names a ``--from`` directory is
-    searched for directly when none of the layout is there are :func:`.places.direct_names`)."""
+    searched for directly when none of the layout is there are :func:`.places.direct_names`), and ``follow``:
+    the files one file imports (module doc; None: a format without imports)."""
 
     name: str
     defaults: tuple[str, ...]
     locate: Callable[[Path, Mapping[str, str]], list[Located]]
     items: Callable[[SourceFile, Located], list[Item]]
     layout: Callable[[Path], list[Located]] | None = None
+    follow: Callable[[SourceFile, Located, Mapping[str, str]], list["Located | Refusal"]] | None = None
 
 
 def existing(candidates: list[Located]) -> list[Located]:

@@ -6,12 +6,14 @@ item's write is committed::
      "importedAt": "<ISO 8601>"}
 
 ``key`` is :func:`item_key` of the (redacted) text: a second import of the same text, from the same file or
-another, adds nothing. An item a Source refused (a Document over ``documents.maxBodyBytes``, the active Documents
-full, ...) is recorded with ``"origin": "refused"``, ``code``, ``field``, ``rule`` and ``refusedAt`` instead of
-``ref`` and ``importedAt``: it does not count as imported (a later import tries it again), and that import says
-it was refused before (:func:`read_refused`). ``ref`` says where the item went (the runtime entry's lineage:
-``runtime:<target>:<sha256 of the entry>``; ``document:<id>``; ``memory-space:<space id>/item:<item id>``). A torn
-last line is skipped.
+another, adds nothing. ``bareKey`` (an entry the import led with its heading or scope,
+:func:`~.reading.markdown_items`): :func:`item_key` of its text as the file has it, so the same bullet found later
+without that heading is known as imported (:func:`read_bare_keys`). An item a Source refused (a Document over
+``documents.maxBodyBytes``, the active Documents full, ...) is recorded with ``"origin": "refused"``, ``code``,
+``field``, ``rule`` and ``refusedAt`` instead of ``ref`` and ``importedAt``: it does not count as imported (a
+later import tries it again), and that import says it was refused before (:func:`read_refused`). ``ref`` says
+where the item went (the runtime entry's lineage: ``runtime:<target>:<sha256 of the entry>``; ``document:<id>``;
+``memory-space:<space id>/item:<item id>``). A torn last line is skipped.
 """
 
 from __future__ import annotations
@@ -53,6 +55,12 @@ def _rows(root: Path) -> list[dict[str, Any]]:
 def read_keys(root: Path) -> set[str]:
     """The keys of every item imported into ``root`` (empty when nothing was); a refused item is not one."""
     return {row["key"] for row in _rows(root) if row.get("origin") != "refused"}
+
+
+def read_bare_keys(root: Path) -> set[str]:
+    """The ``bareKey`` of every item imported into ``root`` that has one (module doc)."""
+    return {row["bareKey"] for row in _rows(root) if row.get("origin") != "refused" and isinstance(row.get("bareKey"),
+                                                                                                    str)}
 
 
 def read_refused(root: Path) -> dict[str, str]:

@@ -40,7 +40,8 @@ from ..runtime.model import DELIMITER_BYTES, PROJECTION_FILES, match_key, normal
 from ..runtime.ops import similarity_key
 from ..settings import INSTEAD_WORKSPACE, own_home_path
 from . import classify, formats, ledger, places, sources
-from .reading import Item, Refusal, file_digest, item_name, read_source
+from .found import Found, read_all
+from .reading import Item, file_digest, item_name
 
 if TYPE_CHECKING:
     from ..host import WorkspaceHost
@@ -93,22 +94,13 @@ def _rejected(host: "WorkspaceHost") -> set[str]:
     return {r.content_hash for r in records.values() if "import" in r.tags and r.governance.verification == "rejected"}
 
 
-@dataclass(frozen=True)
-class Found:
-    """What one source holds: ``files`` (``[{path, sha256, bytes}]``, read), ``refused`` (``[{path, reason}]``)
-    and the ``items`` of the files read, in file order, before redaction and routing."""
-
-    files: list[dict[str, Any]]
-    refused: list[dict[str, str]]
-    items: list[Item]
-
-
 def find(host: "WorkspaceHost", source: str, from_path: str | None = None, *,
          env: Mapping[str, str] | None = None) -> Found:
     """Read the files of ``source`` (from ``from_path``, or its default places in ``host``'s workspace and the
     home directory of ``env``, default ``os.environ``) and split them into items; a refused file is listed, never
-    fatal. Raises :class:`InvalidInput` naming ``source`` (unknown), ``from`` (missing, holding NUL, or a directory
-    holding none of the source's files: :func:`.places.looked_for`) or ``workspace`` (none, and no ``from_path``)."""
+    fatal. The files they import are read after each (:func:`.found.read_all`). Raises :class:`InvalidInput` naming
+    ``source`` (unknown), ``from`` (missing, holding NUL, or a directory holding none of the source's files:
+    :func:`.places.looked_for`) or ``workspace`` (none, and no ``from_path``)."""
     import os
 
     if source not in sources.SOURCE_NAMES:
@@ -136,15 +128,7 @@ def find(host: "WorkspaceHost", source: str, from_path: str | None = None, *,
         if host.workspace is None:
             raise InvalidInput("workspace", "is required: the default places are in a workspace")
         located = fmt.locate(host.workspace, env)
-    files, refused, raw_items = [], [], []
-    for loc in located:
-        read = read_source(loc.path, loc.base)
-        if isinstance(read, Refusal):
-            refused.append(read.to_dict())
-            continue
-        files.append({"path": str(read.path), "sha256": read.sha256, "bytes": read.size})
-        raw_items += fmt.items(read, loc)
-    return Found(files, refused, raw_items)
+    return read_all(fmt, located, env)
 
 
 def readable(host: "WorkspaceHost", source: str, from_path: str | None = None, *,
@@ -162,7 +146,8 @@ def readable(host: "WorkspaceHost", source: str, from_path: str | None = None, *
 
 #: The count of each reason to skip an item (``counts`` of a plan).
 SKIP_COUNTS = {"already-imported": "alreadyImported", "rejected-in-review": "rejected",
-               "exact-duplicate": "exactDuplicates", "near-duplicate": "nearDuplicates"}
+               "exact-duplicate": "exactDuplicates", "near-duplicate": "nearDuplicates",
+               "temporary-progress": "temporaryProgress"}
 
 
 def clean(raw: Item) -> tuple[str, list[str]] | None:
@@ -177,7 +162,8 @@ class Decision:
     """What becomes of one item: its redacted ``text``, ledger ``key``, the ``redacted`` kinds, and either
     ``destination`` and ``reason`` (imported; ``size`` its UTF-8 bytes) or ``skip`` (``{why, of}``). ``refusal``
     (``{code, field, rule}``): the destination's Source will refuse it, known up front (:func:`refusal_of`);
-    ``refused_before``: when an earlier import recorded it as refused (ISO 8601)."""
+    ``refused_before``: when an earlier import recorded it as refused (ISO 8601); ``bare_key``: the ledger key of
+    its text as the file has it, when the import led it with a heading or scope (:mod:`.ledger`)."""
 
     text: str
     key: str
@@ -188,6 +174,7 @@ class Decision:
     skip: dict[str, str] | None = None
     refusal: dict[str, str] | None = None
     refused_before: str | None = None
+    bare_key: str | None = None
 
 
 class Router:
@@ -210,15 +197,19 @@ class Router:
         self.known_near.pop("", None)
         self.host = host
         self.imported = ledger.read_keys(host.root)
+        self.imported_bare = ledger.read_bare_keys(host.root)
         self.refused_before = ledger.read_refused(host.root)
         self._document_hashes: dict[str, str] | None = None  # contentHash -> the Document (read on first use)
         self._documents_planned = 0  # bytes of the documents this plan writes before the next one
         self.run_exact: dict[str, str] = {}  # the items of this run: key -> "<file name>: <title>"
         self.run_near: dict[str, str] = {}
+        self.run_bare_exact: dict[str, str] = {}  # the bare texts of the entries led by a heading or scope
+        self.run_bare_near: dict[str, str] = {}
         self.rejected = _rejected(host)
         self.space_id, self.space_problem = _space_target(host, space_id)
         self.counts = {"user": 0, "memory": 0, "document": 0, "space": 0, "alreadyImported": 0,
-                       "exactDuplicates": 0, "nearDuplicates": 0, "rejected": 0, "refusedItems": 0}
+                       "exactDuplicates": 0, "nearDuplicates": 0, "rejected": 0, "temporaryProgress": 0,
+                       "refusedItems": 0}
 
     def decide(self, raw: Item, cleaned: tuple[str, list[str]] | None = None, *, source: str) -> Decision | None:
         """The :class:`Decision` of ``raw``, an item of ``source`` (``cleaned``: its :func:`clean` when the caller
@@ -233,18 +224,33 @@ class Router:
         words = _words_key(text)
         # An item of this run first: the second copy is a duplicate of the first (named), even when the text was
         # also imported before; then the ledger, the rejected proposals and runtime memory.
-        skip = self._duplicate(self.run_exact, self.run_near, exact, near, words)
-        if skip is None and key in self.imported:
+        skip = raw.extra.get("skip")  # the format says why (temporary progress: a Cline memory bank's progress.md)
+        if skip is not None:
+            self.counts[SKIP_COUNTS[skip["why"]]] += 1
+            return Decision(text, key, redacted, skip=dict(skip))
+        # An entry the import led with its heading or scope (``extra["bare"]``: the text as the file has it) is also
+        # a duplicate when its bare text is an item or entry as it stands (the same bullet without a heading, in
+        # another file, or imported before the heading was added); two entries whose bare texts are equal under
+        # different headings both stay (they say different things).
+        bare_text = raw.extra.get("bare")
+        bare_cleaned = clean(Item(bare_text, raw.title, raw.path)) if bare_text else None
+        bare = (match_key(bare_cleaned[0]), similarity_key(bare_cleaned[0]), _words_key(bare_cleaned[0])) \
+            if bare_cleaned else None
+        skip = self._duplicate(self.run_exact, self.run_near, exact, near, words) \
+            or (bare and self._duplicate(self.run_exact, self.run_near, *bare)) \
+            or self._duplicate(self.run_bare_exact, self.run_bare_near, exact, near, words)
+        bare_key = ledger.item_key(bare_cleaned[0]) if bare_cleaned else None
+        if skip is None and (key in self.imported or key in self.imported_bare or bare_key in self.imported):
             skip = {"why": "already-imported", "of": "an earlier import"}
         elif skip is None and self.rejected and content_hash(text) in self.rejected:
             skip = {"why": "rejected-in-review", "of": "an import proposal a person rejected"}
         elif skip is None:
-            skip = self._duplicate(self.known_exact, self.known_near, exact, near, words)
+            skip = self._duplicate(self.known_exact, self.known_near, exact, near, words) \
+                or (bare and self._duplicate(self.known_exact, self.known_near, *bare))
         here = f"{Path(raw.path).name}: {raw.title}"
-        self.run_exact.setdefault(exact, here)
-        self.run_near.setdefault(near, here)
-        if words:
-            self.run_near.setdefault(words, here)
+        self._remember(self.run_exact, self.run_near, (exact, near, words), here)
+        if bare:
+            self._remember(self.run_bare_exact, self.run_bare_near, bare, here)
         if skip is not None:
             self.counts[SKIP_COUNTS[skip["why"]]] += 1
             return Decision(text, key, redacted, skip=skip)
@@ -273,7 +279,7 @@ class Router:
         if destination in ("document", "space"):
             refusal = self.refusal(destination, text, raw.path, raw.title, source)
         self.counts["refusedItems" if refusal else destination] += 1
-        return Decision(text, key, redacted, destination, reason, size, refusal=refusal,
+        return Decision(text, key, redacted, destination, reason, size, refusal=refusal, bare_key=bare_key,
                         refused_before=self.refused_before.get(key))
 
     def _same_document(self, text: str) -> str | None:
@@ -292,6 +298,15 @@ class Router:
         except InvalidInput:
             return None  # refused as it is (_document_refusal)
         return self._document_hashes.get(sha256_hex(body))
+
+    @staticmethod
+    def _remember(exacts: dict[str, str], nears: dict[str, str], keys: tuple[str, str, str], here: str) -> None:
+        """Know the keys (exact, near, words) of an item for the items after it (``here``: what holds it)."""
+        exact, near, words = keys
+        exacts.setdefault(exact, here)
+        nears.setdefault(near, here)
+        if words:
+            nears.setdefault(words, here)
 
     @staticmethod
     def _duplicate(exacts: dict[str, str], nears: dict[str, str], exact: str, near: str,
@@ -353,11 +368,13 @@ def build_plan(host: "WorkspaceHost", source: str, from_path: str | None = None,
 
     Returns ``{source, from, files: [{path, sha256, bytes}], refused: [{path, reason}], items: [{path, title,
     name (what the item is called on its own: :func:`~.reading.item_name`), destination: user|memory|document|space,
-    reason, bytes, text, redacted: [kind], refusal: {code, field, rule} or null (the item would be refused),
+    reason, bytes, text, key, bareKey (:mod:`.ledger`; null unless the item was led by its heading or scope),
+    redacted: [kind], refusal: {code, field, rule} or null (the item would be refused),
     refusedBefore: ISO 8601 or null}], skipped: [{path, title, name, text (redacted, as an item's),
-    why: already-imported|rejected-in-review|exact-duplicate|near-duplicate, of}],
+    why: already-imported|rejected-in-review|exact-duplicate|near-duplicate|temporary-progress, of}],
     counts: {user, memory, document, space, alreadyImported, rejected, exactDuplicates, nearDuplicates,
-    refusedItems (would be refused), refusedFiles}, spaceId, spaceProblem}``.
+    temporaryProgress, refusedItems (would be refused), refusedFiles}, spaceId, spaceProblem}``. ``files`` and
+    ``refused`` hold the files the source's files import too (Claude Code's ``@path``: :func:`find`).
     Raises :class:`InvalidInput` naming ``source`` (unknown), ``from`` (missing, or every file refused) or
     ``spaceId`` (no such space)."""
     found = readable(host, source, from_path, env=env)
@@ -373,7 +390,8 @@ def build_plan(host: "WorkspaceHost", source: str, from_path: str | None = None,
             skipped.append({**row, "text": decided.text, **decided.skip})
             continue
         items.append({**row, "destination": decided.destination, "reason": decided.reason, "bytes": decided.size,
-                      "text": decided.text, "key": decided.key, "redacted": decided.redacted,
+                      "text": decided.text, "key": decided.key, "bareKey": decided.bare_key,
+                      "redacted": decided.redacted,
                       "refusal": decided.refusal, "refusedBefore": decided.refused_before})
     counts = {**router.counts, "refusedFiles": len(refused)}
     return {"source": source, "from": from_path, "files": files, "refused": refused, "items": items,
@@ -512,14 +530,15 @@ def write_or_refuse(host: "WorkspaceHost", source: str, space_id: str | None, it
 
 def write_item(host: "WorkspaceHost", source: str, space_id: str | None, item: dict[str, Any],
                sha256: str | None) -> str:
-    """Write one planned ``item`` (``{path, title, destination, text, key}``) of ``source`` where it was routed
-    (``space``: into ``space_id``), then append it to the ledger (``sha256``: its file's digest); the reference
+    """Write one planned ``item`` (``{path, title, destination, text, key, bareKey?}``) of ``source`` where it was
+    routed (``space``: into ``space_id``), then append it to the ledger (``sha256``: its file's digest); the reference
     of what was written. Raises the Source's errors of the write (nothing is appended then)."""
     ref = _write(host, source, space_id, item)
     now = datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
     ledger.append(host.root, [{"key": item["key"], "origin": "imported", "source": source, "path": item["path"],
                                "sha256": sha256, "title": item["title"][:200], "destination": item["destination"],
-                               "ref": ref, "importedAt": now}])
+                               "ref": ref, "importedAt": now,
+                               **({"bareKey": item["bareKey"]} if item.get("bareKey") else {})}])
     return ref
 
 

@@ -205,29 +205,115 @@ def sections(text: str) -> list[tuple[str, list[str]]]:
     return [(h, body) for h, body in out if h or any(line.strip() for line in body)]
 
 
-def markdown_items(text: str, path: str, file_title: str, hint: str | None = None) -> list[Item]:
+def markdown_items(text: str, path: str, file_title: str, hint: str | None = None,
+                   scope: tuple[str, ...] = ()) -> list[Item]:
     """The items of a Markdown file: a headed section over :data:`DOCUMENT_MIN_BYTES`, or holding a code
     block or a table, is one ``section`` item (heading and body, formatting kept); any other section gives one
     ``entry`` per bullet (continuation lines joined) and per paragraph. Front matter, the export block and a
-    paragraph that is only Claude Code's ``/init`` preamble (:data:`INIT_PREAMBLE`) are skipped."""
+    paragraph that is only Claude Code's ``/init`` preamble (:data:`INIT_PREAMBLE`) are skipped.
+
+    An entry made from a bullet carries its heading (:func:`with_heading`: ``## What's left`` / ``- RAW files.``
+    gives ``What's left: RAW files.``): a bullet often means something only under its heading, and an entry is
+    read alone. Not a heading that only names the file (``# CLAUDE.md``) or is its title (the file's one level-1
+    heading, :func:`_title`: CLAUDE.md and AGENTS.md titled differently often hold the same bullets).
+
+    ``scope``: the path globs a path-scoped rule applies to (a Copilot ``applyTo``, a Claude Code rule's
+    ``paths``, a Cursor rule's ``globs``; empty: everywhere): each entry starts ``For <globs>: `` and a section's
+    body with ``Applies to <globs>.`` (:func:`scope_text`), so an entry never reads as a rule of the whole
+    repository. ``extra["bare"]`` of an entry changed that way holds its text as the file has it."""
     _meta, body = front_matter(without_block(text))
     items: list[Item] = []
+    stem = Path(path).name.lower(), Path(path).stem.lower()
+    title = _title(body)
     for heading, lines in sections(body):
         content = "\n".join(lines).strip("\n")
         size = len(content.encode("utf-8"))
         structured = any(_FENCE.match(line) for line in lines) or sum(bool(_TABLE.match(line)) for line in lines) >= 2
+        leaf = heading.split(" > ")[-1]
         if heading and (size > DOCUMENT_MIN_BYTES or structured):
             why = (f"a headed section of {size} bytes (over {DOCUMENT_MIN_BYTES})" if size > DOCUMENT_MIN_BYTES
                    else "a headed section holding a code block or a table")
-            leaf = heading.split(" > ")[-1]
-            items.append(Item(f"# {leaf}\n\n{_section_body(content)}\n", heading, path, "section", hint, why,
-                              headed=True))
+            applies = f"{scope_text(scope, section=True)}\n\n" if scope else ""
+            items.append(Item(f"# {leaf}\n\n{applies}{_section_body(content)}\n", heading, path, "section", hint,
+                              why, headed=True))
             continue
-        for text_ in _pieces(lines):
+        # "# CLAUDE.md" says nothing, nor does the title of a file (its one level-1 heading, "# Orbit notes")
+        context = leaf if heading and leaf.lower() not in stem and heading != title else ""
+        for text_, bullet in _pieces(lines):
             if INIT_PREAMBLE.fullmatch(text_):
                 continue
-            items.append(Item(text_, heading or file_title, path, "entry", hint, headed=bool(heading)))
+            said = with_heading(context, text_) if bullet else text_
+            if scope:
+                said = f"{scope_text(scope)}{said}"
+            extra = {"bare": text_} if said != text_ else {}
+            items.append(Item(said, heading or file_title, path, "entry", hint, extra=extra, headed=bool(heading)))
     return items
+
+
+def _title(body: str) -> str | None:
+    """The file's title: the text of its level-1 heading when it has exactly one (outside code fences)."""
+    found, fenced = [], False
+    for line in body.split("\n"):
+        if _FENCE.match(line):
+            fenced = not fenced
+        match = None if fenced else _HEADING.match(line)
+        if match and len(match.group(1)) == 1:
+            found.append(match.group(2).strip())
+    return found[0] if len(found) == 1 else None
+
+
+def with_heading(heading: str, text: str) -> str:
+    """``text`` (a bullet) led by its ``heading``: ``What's left: RAW files.`` (``What's left? RAW files.`` when
+    the heading ends with ``:``, ``?``, ``!`` or ``.``); ``text`` itself when there is no heading or ``text``
+    already starts with it."""
+    if not heading or text.lower().startswith(heading.lower().rstrip(":?!.")):
+        return text
+    return f"{heading} {text}" if heading[-1] in ":?!." else f"{heading}: {text}"
+
+
+def scope_text(scope: tuple[str, ...], *, section: bool = False) -> str:
+    """The words that keep a path-scoped rule's scope (``scope``: its globs): ``For src/**/*.ts, *.tsx: `` before
+    an entry; with ``section``, the line ``Applies to src/**/*.ts, *.tsx.`` a section's Document starts with."""
+    globs = ", ".join(scope)
+    return f"Applies to {globs}." if section else f"For {globs}: "
+
+
+#: Globs that mean every file (a rule with only these is repository-wide).
+EVERYWHERE = frozenset({"**", "**/*", "*", "/**", "./**"})
+
+
+def front_matter_list(text: str, key: str) -> tuple[str, ...]:
+    """The values of ``key`` in the front matter of ``text`` (:func:`front_matter`'s block): a YAML block list
+    (``key:`` then ``  - value`` lines), a flow list (``[a, "b"]``) or a comma-separated string (``a, b``: Copilot's
+    ``applyTo``, Cursor's ``globs``), quotes stripped, empty values dropped; ``()`` when the key is missing."""
+    if not text.startswith("---"):
+        return ()
+    lines = text.split("\n")
+    end = next((i for i in range(1, min(len(lines), 200)) if lines[i].strip() == "---"), None)
+    if end is None:
+        return ()
+    for i in range(1, end):
+        name, sep, value = lines[i].partition(":")
+        if not sep or name.strip() != key or name.startswith((" ", "\t")):
+            continue
+        value = value.strip()
+        if value:
+            parts = value.strip("[]").split(",")
+        else:
+            parts = []
+            for line in lines[i + 1:end]:
+                item = re.match(r"^\s+-\s*(.*)$", line)
+                if not item:
+                    break
+                parts.append(item.group(1))
+        return tuple(v for v in (p.strip().strip("'\"").strip() for p in parts) if v)
+    return ()
+
+
+def path_scope(globs: tuple[str, ...]) -> tuple[str, ...]:
+    """``globs`` of a path-scoped rule as :func:`markdown_items` takes its ``scope``: ``()`` (everywhere) when one
+    of them matches every file (:data:`EVERYWHERE`)."""
+    return () if any(g in EVERYWHERE for g in globs) else globs
 
 
 def _section_body(content: str) -> str:
@@ -239,9 +325,9 @@ def _section_body(content: str) -> str:
     return _BLANK_LINES.sub("", content).rstrip()
 
 
-def _pieces(lines: list[str]) -> list[str]:
-    """Bullets and paragraphs of a section body, each as one line of text."""
-    pieces: list[list[str]] = []
+def _pieces(lines: list[str]) -> list[tuple[str, bool]]:
+    """Bullets and paragraphs of a section body, each as one line of text, with whether it is a bullet."""
+    pieces: list[tuple[list[str], bool]] = []
     current: list[str] | None = None
     fenced = False
     for line in lines:
@@ -250,22 +336,22 @@ def _pieces(lines: list[str]) -> list[str]:
         bullet = None if fenced else _BULLET.match(line)
         if bullet and len(bullet.group(1)) < 2:
             current = [bullet.group(3)]
-            pieces.append(current)
+            pieces.append((current, True))
         elif not line.strip():
             current = None
         elif bullet:  # a nested bullet belongs to its parent
             if current is None:
                 current = []
-                pieces.append(current)
+                pieces.append((current, True))
             current.append(bullet.group(3))
         else:
             if current is None:
                 current = []
-                pieces.append(current)
+                pieces.append((current, False))
             current.append(line.strip())
     out = []
-    for piece in pieces:
+    for piece, is_bullet in pieces:
         joined = " ".join(p.strip() for p in piece if p.strip())
         if joined and not re.fullmatch(r"[-=*_#>\s]+", joined):
-            out.append(joined)
+            out.append((joined, is_bullet))
     return out

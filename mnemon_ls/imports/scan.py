@@ -66,7 +66,7 @@ def preview(text: str) -> str:
 
 
 class _Scanned:
-    """Every source's :class:`.plan.Found` and the ids of their items (module doc)."""
+    """Every source's :class:`.found.Found` and the ids of their items (module doc)."""
 
     def __init__(self, host: "WorkspaceHost", env: Mapping[str, str] | None) -> None:
         self.found = [(name, plan.find(host, name, env=env)) for name in sources.SOURCE_NAMES]
@@ -93,7 +93,8 @@ def scan(host: "WorkspaceHost", *, space_id: str | None = None, env: Mapping[str
     bytes}], refused: [{path, reason}], items: [{id, path, title, destination: user|memory|document|space,
     reason, bytes, text, preview, redacted: [kind], skip: {why, of} | null, refusal: {code, field, rule} | null
     (known up front to be refused: :class:`~.plan.Decision`), refusedBefore: ISO 8601 | null}]}], counts: {user,
-    memory, document, space, alreadyImported, exactDuplicates, nearDuplicates, rejected, refusedItems,
+    memory, document, space, alreadyImported, exactDuplicates, nearDuplicates, rejected, temporaryProgress,
+    refusedItems,
     refusedFiles, items}, spaceId,
     spaceProblem}`` (``counts``: what importing every item not skipped would write). Raises
     :class:`InvalidInput` naming ``workspace`` (none) or ``spaceId`` (no such space)."""
@@ -163,7 +164,8 @@ def apply(host: "WorkspaceHost", ids: list[str], fingerprint: str, *, space_id: 
                 skipped.append({**row, **decided.skip})
             else:
                 planned.append((row, {"path": raw.path, "title": raw.title, "destination": decided.destination,
-                                      "text": decided.text, "key": decided.key}))
+                                      "text": decided.text, "key": decided.key,
+                                      "bareKey": decided.bare_key}))
         if router.counts["space"] and router.space_id is None:
             raise InvalidInput("spaceId", f"{router.counts['space']} picked item(s) go to a Memory Space, but "
                                f"{router.space_problem}; nothing was imported")

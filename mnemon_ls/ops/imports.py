@@ -93,7 +93,8 @@ _PLACES = {"user": "USER.md", "memory": "MEMORY.md", "document": "a Document", "
 
 
 _SKIPPED = {"already-imported": "imported before", "rejected-in-review": "a person rejected its import proposal",
-            "exact-duplicate": "an exact duplicate of {of}", "near-duplicate": "a near duplicate of {of}"}
+            "exact-duplicate": "an exact duplicate of {of}", "near-duplicate": "a near duplicate of {of}",
+            "temporary-progress": "temporary progress ({of}); memory keeps durable facts"}
 
 
 def _preview(text: str) -> str:
@@ -131,6 +132,7 @@ def import_text(data: dict[str, Any], _call: Call, _p: Any) -> str:
                  f"{c['document']} Document(s), {c['space']} to the Memory Space; skipped {c['alreadyImported']} "
                  f"already imported, {c['rejected']} rejected in review, {c['exactDuplicates']} exact and "
                  f"{c['nearDuplicates']} near duplicate(s)"
+                 + (f", {c['temporaryProgress']} of temporary progress" if c.get("temporaryProgress") else "")
                  + (f"; {c['refusedItems']} item(s) {'would be ' if dry else ''}refused."
                     if c.get("refusedItems") else "."))
     if data.get("status") in ("partly-imported", "refused"):
@@ -193,6 +195,9 @@ def propose_text(data: dict[str, Any]) -> str:
         lines.append(f"- {row['id']}: {row['title']} -> {_PLACES[row['destination']]}")
     for f in data["refused"]:
         lines.append(f"refused {f['path']}: {f['reason']}")
+    if data["skipped"].get("temporaryProgress"):
+        lines.append(f"Not proposed: {data['skipped']['temporaryProgress']} item(s) of temporary progress (a memory "
+                     "bank's activeContext.md and progress.md, rewritten every session); memory keeps durable facts.")
     lines.append("Nothing was written to memory. A person reviews them (`mnemon-ls records list --proposals`) and "
                  f"imports with `mnemon-ls import {data['source']} --dry-run`, then `mnemon-ls import "
                  f"{data['source']}`.")

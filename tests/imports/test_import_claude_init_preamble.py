@@ -32,17 +32,17 @@ def test_the_init_preamble_is_not_imported_and_not_exported_into_agents_md(tmp_p
     (cli.ws / "CLAUDE.md").write_text(CLAUDE_MD, encoding="utf-8")
     plan = json.loads(cli.ok("import", "claude-code", "--dry-run", "--json"))
     assert [(i["text"], i["destination"]) for i in plan["items"]] == [
-        ("Build: `make build`", "memory"),
-        ("Run all tests: `pytest -x -q`", "memory"),
+        ("Commands: Build: `make build`", "memory"),
+        ("Commands: Run all tests: `pytest -x -q`", "memory"),
         # more than the preamble: a paragraph of its own, kept
         ("This file provides guidance to Claude Code when working with code in this repository, and to people "
          "too.", "memory")]
     cli.ok("import", "claude-code")
     memory_md = (cli.runtime / "MEMORY.md").read_text("utf-8")
-    assert "(claude.ai/code)" not in memory_md and "Build: `make build`" in memory_md
+    assert "(claude.ai/code)" not in memory_md and "Commands: Build: `make build`" in memory_md
     cli.ok("export", "agents-md")
     agents_md = (cli.ws / "AGENTS.md").read_text("utf-8")
-    assert "- Run all tests: `pytest -x -q`" in agents_md and "(claude.ai/code)" not in agents_md
+    assert "- Commands: Run all tests: `pytest -x -q`" in agents_md and "(claude.ai/code)" not in agents_md
 
 
 def test_every_format_skips_the_preamble_in_any_case_and_without_the_address():

@@ -43,13 +43,14 @@ def run_import(cli: Cli, *args: str, code: int = 0) -> dict:
 
 
 class where(dict):
-    """Item text -> destination, looked up by a prefix of the text."""
+    """Item text -> destination, looked up by a prefix of the text, or of the text after the heading or scope an
+    entry made from a bullet is led by (``Commands: ``, ``For **/*.py: ``)."""
 
     def __init__(self, plan: dict) -> None:
         super().__init__((item["text"], item["destination"]) for item in plan["items"])
 
     def __getitem__(self, prefix: str) -> str:
-        found = [v for k, v in self.items() if k.startswith(prefix)]
+        found = [v for k, v in self.items() if k.startswith(prefix) or f": {prefix}" in k]
         assert len(found) == 1, (prefix, list(self))
         return found[0]
 

@@ -22,13 +22,13 @@ def test_bullets_paragraphs_and_nested_bullets():
 def test_a_heading_inside_a_code_fence_is_text_and_the_section_is_kept_whole():
     md = "# Build\n\n```sh\n# not a heading\nmake\n```\n\n# Next\n\n- after\n"
     assert texts(md) == [("section", "Build", "# Build\n\n```sh\n# not a heading\nmake\n```\n"),
-                         ("entry", "Next", "after")]
+                         ("entry", "Next", "Next: after")]
 
 
 def test_front_matter_and_the_export_block_are_skipped_and_headings_nest():
     md = ("---\ndescription: x\nglobs: '*.py'\n---\n# A\n## B\n- under b\n"
           "<!-- mnemon-ls:begin (written by ...) -->\n- exported fact\n<!-- mnemon-ls:end -->\n# C\n- under c\n")
-    assert texts(md) == [("entry", "A > B", "under b"), ("entry", "C", "under c")]
+    assert texts(md) == [("entry", "A > B", "B: under b"), ("entry", "C", "C: under c")]
 
 
 def test_a_long_section_becomes_a_document_at_the_threshold():

@@ -15,7 +15,8 @@ import { request, RequestSender } from "./rpc";
 
 export type ImportDestination = "user" | "memory" | "document" | "space";
 
-/** Why an item would be skipped: `why` (already-imported, rejected-in-review, exact-duplicate, near-duplicate), `of` what. */
+/** Why an item would be skipped: `why` (already-imported, rejected-in-review, exact-duplicate, near-duplicate,
+ * temporary-progress), `of` what. */
 export interface ImportSkip {
     why: string;
     of: string;
@@ -104,6 +105,7 @@ const SKIP_WORDS: Record<string, string> = {
     "rejected-in-review": "rejected in review",
     "exact-duplicate": "duplicate",
     "near-duplicate": "near duplicate",
+    "temporary-progress": "temporary progress",
 };
 
 /** Whether the words of a skip name what it duplicates. */

@@ -26,7 +26,8 @@ local one_line = util.one_line
 M.destinations = { user = "USER.md", memory = "MEMORY.md", document = "Document", space = "Memory Space" }
 
 local SKIP_WORDS = { ["already-imported"] = "already imported", ["rejected-in-review"] = "rejected in review",
-  ["exact-duplicate"] = "duplicate", ["near-duplicate"] = "near duplicate" }
+  ["exact-duplicate"] = "duplicate", ["near-duplicate"] = "near duplicate",
+  ["temporary-progress"] = "temporary progress" }
 
 --- Why an item would be skipped, in words ("duplicate of CLAUDE.md: Notes", "already imported").
 function M.skip_text(skip)
