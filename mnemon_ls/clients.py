@@ -34,6 +34,8 @@ duplicated; a run with nothing to do writes nothing), reversible (``--remove`` t
 and a file left with nothing else in it is deleted with the directories that leaves empty), keeps every
 other byte of the file (JSON through :mod:`mnemon_ls.jsonedit`, TOML through ``tomlkit``), and refuses
 a file it cannot parse (:class:`~mnemon_ls.errors.InvalidInput` naming the file; nothing is written).
+VS Code's ``mcp.json`` is JSON with comments (:mod:`mnemon_ls.jsonc`): its comments and trailing commas are
+read and kept; the other clients' files are plain JSON, as those clients read them.
 Nothing here imports the ``mcp`` SDK.
 """
 
@@ -47,6 +49,7 @@ from typing import Any, Callable, Collection, Mapping
 
 from . import jsonedit
 from .errors import InvalidInput, choice_rule, echo_repr
+from .jsonc import JsoncUnreadable, blank
 from .jsontext import JsonUnreadable, json_loads
 from .fsio import write_file_atomically
 from .hookspec import HOOK_TIMEOUT_SECONDS
@@ -101,21 +104,27 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return data
 
 
-def _read_json(path: Path) -> tuple[str | None, dict[str, Any]]:
+def _read_json(path: Path, jsonc: bool = False) -> tuple[str | None, dict[str, Any]]:
+    """The file's text (``None``: no file) and its object; ``jsonc``: comments and trailing commas allowed
+    (VS Code's files). Raises :class:`InvalidInput` naming the file when it cannot be read so."""
     text = _read_text(path)
     if text is None:
         return None, {}
     if not text.strip():
         return text, {}
     try:
-        data = json_loads(text, object_pairs_hook=_unique_keys)
+        data = json_loads(blank(text) if jsonc else text, object_pairs_hook=_unique_keys)
+    except JsoncUnreadable as exc:
+        raise InvalidInput(str(path), f"is not valid JSON with comments ({exc}); fix or move it, then run "
+                                      "setup again (nothing was written)") from None
     except _DuplicateKey as exc:
         raise InvalidInput(str(path), f"has the key {echo_repr(exc.args[0])} twice in one object (JSON readers "
                                       "disagree on which one counts); fix or move it, then run setup again (nothing "
                                       "was written)") from None
     except JsonUnreadable as exc:
-        raise InvalidInput(str(path), f"is not valid JSON ({exc}); fix or move it, "
-                                      "then run setup again (nothing was written)") from None
+        kind = "JSON with comments" if jsonc else "JSON"
+        raise InvalidInput(str(path), f"is not valid {kind} ({exc}); fix or move it, then run setup again "
+                                      "(nothing was written)") from None
     if not isinstance(data, dict):
         raise InvalidInput(str(path), "must hold a JSON object; nothing was written")
     return text, data
@@ -165,7 +174,8 @@ def _finish(path: Path, before: str | None, after: str, summary: list[str], base
 
 
 def _json_is_empty(text: str) -> bool:
-    return json.loads(text) == {}
+    """Whether the JSON (or JSONC) text holds an empty object and no comment: a file setup may delete."""
+    return json.loads(blank(text)) == {} and not jsonedit.has_comment(text, [])
 
 
 def _was(old: Any) -> str:
@@ -180,21 +190,33 @@ def _was(old: Any) -> str:
     return f" (was: {shown}" + (f"; its {', '.join(extra)} dropped" if extra else "") + ")"
 
 
-def _json_servers(path: Path, key: str, entry: dict[str, Any], remove: bool, base: Path) -> Change:
-    before, data = _read_json(path)
+def _json_servers(path: Path, key: str, entry: dict[str, Any], remove: bool, base: Path,
+                  jsonc: bool = False) -> Change:
+    """The change that adds (``remove``: takes out) our entry under ``key`` in the JSON file ``path``;
+    ``jsonc``: the file may hold comments and trailing commas (VS Code's ``mcp.json``), which stay: our
+    entry is added after the last one, and a ``key`` object left holding only comments stays. Raises
+    :class:`InvalidInput` naming the file when it cannot be parsed, or when our old entry holds a comment
+    that replacing it would lose (nothing is written)."""
+    before, data = _read_json(path, jsonc)
     servers = _section(data, key, path)
     text = _start_text(before)
     summary = []
     if remove:
         if SERVER_NAME in servers:
             text = jsonedit.delete(text, [key, SERVER_NAME])
-            if len(servers) == 1:
+            if len(servers) == 1 and not jsonedit.has_comment(text, [key]):
                 text = jsonedit.delete(text, [key])
             summary.append(f"removed {key}.{SERVER_NAME}")
     elif servers.get(SERVER_NAME) != entry:
         summary.append(f"{'updated' if SERVER_NAME in servers else 'added'} {key}.{SERVER_NAME}: "
                        f"{_shell_join([entry['command'], *entry['args']])}{_was(servers.get(SERVER_NAME))}")
-        text = jsonedit.set_value(text, [key, SERVER_NAME], entry)
+        try:
+            text = jsonedit.set_value(text, [key, SERVER_NAME], entry)
+        except jsonedit.CommentWouldBeLost:
+            raise InvalidInput(f"{path}: {key}.{SERVER_NAME}", "holds a comment that replacing the entry would "
+                                                               "lose; move the comment out of the entry (or delete "
+                                                               "it), then run setup again (nothing was written)"
+                               ) from None
     return _finish(path, before, text, summary, base, _json_is_empty)
 
 
@@ -354,9 +376,10 @@ def plan(client: str, *, workspace: Path, project: bool = False, remove: bool = 
                                      ("--json",))],
         "cursor": lambda: [_json_servers(base / ".cursor" / "mcp.json", "mcpServers",
                                          {"command": stdio["command"], "args": stdio["args"]}, remove, base)],
-        "vscode": lambda: [_json_servers(workspace / ".vscode" / "mcp.json", "servers", stdio, remove, workspace)
+        "vscode": lambda: [_json_servers(workspace / ".vscode" / "mcp.json", "servers", stdio, remove, workspace,
+                                         jsonc=True)
                            if project else _json_servers(vscode_user / "mcp.json", "servers", stdio, remove,
-                                                         vscode_user.parent.parent)],
+                                                         vscode_user.parent.parent, jsonc=True)],
     }
     if client not in builders:
         raise InvalidInput("client", choice_rule(CLIENTS, client))

@@ -2,8 +2,12 @@
 every other byte of the file as it was, so ``mnemon-ls setup`` followed by ``setup --remove`` gives back
 the user's own file byte for byte (their indentation, key order, spacing and line ends).
 
-The text must already be valid JSON (callers parse it with :func:`json.loads` first, which is how a bad
-file is refused); values are skipped with the standard library's decoder, never re-serialised. A path is
+The text must already be valid JSON or JSONC (callers parse it first, which is how a bad file is refused);
+values are skipped with the standard library's decoder, never re-serialised. JSONC (VS Code's ``mcp.json``:
+``//`` and ``/* */`` comments, trailing commas) is located in :func:`mnemon_ls.jsonc.blank`'s copy, which has
+the same offsets, and edited in the original, so the person's comments stay: a member is added after the
+comments that end the last member's line, a removed member takes its comma and the line it leaves blank,
+and a comment inside a value we would replace refuses the edit (:class:`CommentWouldBeLost`). A path is
 a sequence of object keys (``str``) and array indexes (``int``) from the top-level value. Only what is
 added is written in our layout: ``json.dumps`` with the indent unit the file already uses (two spaces
 when it shows none), or on one line when the surrounding container is on one line.
@@ -17,10 +21,16 @@ from dataclasses import dataclass
 from json.decoder import scanstring
 from typing import Any, Sequence
 
+from .jsonc import blank
+
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
 
 Path = Sequence["str | int"]
+
+
+class CommentWouldBeLost(ValueError):
+    """The value an edit would replace holds a comment (JSONC); ``args[0]`` names the path."""
 
 
 @dataclass(frozen=True)
@@ -77,15 +87,16 @@ def _container(text: str, open_at: int) -> _Container:
         return _Container(open_at, at, members)
 
 
-def _locate(text: str, path: Path) -> _Container:
-    """The container that ``path`` names (``[]``: the top-level value); raises :class:`KeyError` when a
+def _locate(mask: str, path: Path) -> _Container:
+    """The container that ``path`` names (``[]``: the top-level value) in plain JSON (a JSONC text's
+    :func:`~mnemon_ls.jsonc.blank` copy); raises :class:`KeyError` when a
     step is missing and :class:`ValueError` when a step is not a container."""
-    container = _container(text, _skip(text, 0))
+    container = _container(mask, _skip(mask, 0))
     for step in path:
         index = container.find(step)
         if index is None:
             raise KeyError(step)
-        container = _container(text, container.members[index].value_start)
+        container = _container(mask, container.members[index].value_start)
     return container
 
 
@@ -95,9 +106,9 @@ def _line_indent(text: str, at: int) -> str:
     return re.match(r"[ \t]*", text[line_start:at]).group(0)  # type: ignore[union-attr]
 
 
-def _indent_unit(text: str) -> str:
+def _indent_unit(text: str, mask: str) -> str:
     """The indent step the file uses (its top-level members' indentation), two spaces when it shows none."""
-    top = _container(text, _skip(text, 0))
+    top = _container(mask, _skip(mask, 0))
     if top.members and "\n" in text[top.open:top.members[0].start]:
         unit = _line_indent(text, top.members[0].start)
         if unit:
@@ -118,32 +129,70 @@ def _member_text(key: str | int, value: Any, indent: str | None, unit: str) -> s
     return head + _dump(value, indent, unit)
 
 
-def _insert(text: str, container: _Container, key: str | int, value: Any) -> str:
+def _gap(text: str, mask: str, start: int, end: int) -> str:
+    """What separates two members (``mask[start:end]``): as it is in plain JSON; where comments were
+    (blank in ``mask``), a line end and the indentation of the last line, or one space on one line."""
+    gap = mask[start:end]
+    if gap == text[start:end]:
+        return gap
+    if "\n" in gap:
+        return ("\r\n" if "\r\n" in gap else "\n") + gap[gap.rindex("\n") + 1:]
+    return " " if gap else ""
+
+
+def _line_tail(text: str, commas: str, at: int) -> tuple[int, bool]:
+    """Past the trailing comma and the comments that follow offset ``at`` (a member's end) on its line
+    (a block comment may run on), and whether a trailing comma was among them; ``at`` itself when none."""
+    trailing = False
+    while True:
+        skipped = re.compile(r"[ \t]*").match(text, at).end()  # type: ignore[union-attr]
+        if commas[skipped:skipped + 1] == "," and text[skipped] == ",":
+            trailing, at = True, skipped + 1
+        elif text.startswith("//", skipped):
+            end = text.find("\n", skipped)
+            at = len(text) if end < 0 else end - (text[end - 1] == "\r")
+        elif text.startswith("/*", skipped):
+            at = text.index("*/", skipped) + 2
+        else:
+            return at, trailing
+
+
+def _insert(text: str, mask: str, container: _Container, key: str | int, value: Any) -> str:
     """``text`` with ``key: value`` (or the element ``value``) added as the container's last member."""
-    unit = _indent_unit(text)
+    unit = _indent_unit(text, mask)
     members = container.members
     if not members:
         outer = _line_indent(text, container.open)
         inner = outer + unit
-        body = "\n" + inner + _member_text(key, value, inner, unit) + "\n" + outer
-        return text[:container.open + 1] + body + text[container.close:]
+        inside = text[container.open + 1:container.close]
+        if not inside.strip(" \t\r\n"):
+            body = "\n" + inner + _member_text(key, value, inner, unit) + "\n" + outer
+            return text[:container.open + 1] + body + text[container.close:]
+        at = container.open + 1 + len(inside.rstrip(" \t\r\n"))  # after the comments it holds
+        return text[:at] + "\n" + inner + _member_text(key, value, inner, unit) + text[at:]
     if len(members) >= 2:
-        between = text[members[-2].end:members[-1].start]
-        gap = between[between.index(",") + 1:]
+        comma = mask.index(",", members[-2].end)
+        gap = _gap(text, mask, comma + 1, members[-1].start)
     else:
-        gap = text[container.open + 1:members[0].start]
+        gap = _gap(text, mask, container.open + 1, members[0].start)
     indent = gap[gap.rindex("\n") + 1:] if "\n" in gap else None
-    addition = "," + gap + _member_text(key, value, indent, unit)
-    return text[:members[-1].end] + addition + text[members[-1].end:]
+    last = members[-1].end
+    tail, trailing = _line_tail(text, blank(text, commas=False), last)
+    added = gap + _member_text(key, value, indent, unit)
+    if trailing:
+        return text[:tail] + added + "," + text[tail:]
+    return text[:last] + "," + text[last:tail] + added + text[tail:]
 
 
 def set_value(text: str, path: Path, value: Any) -> str:
     """``text`` with the value at ``path`` (last step an object key) replaced by ``value``, or added as the
     object's last member when absent; missing objects on the way are added too. Every other byte stays.
-    Raises :class:`ValueError` when a step of ``path`` is not an object."""
+    Raises :class:`ValueError` when a step of ``path`` is not an object, :class:`CommentWouldBeLost` when
+    the value replaced holds a comment."""
+    mask = blank(text)
     for depth in range(len(path)):
         try:
-            container = _locate(text, path[:depth])
+            container = _locate(mask, path[:depth])
         except KeyError:
             break
         index = container.find(path[depth])
@@ -151,33 +200,75 @@ def set_value(text: str, path: Path, value: Any) -> str:
             nested: Any = value
             for step in reversed(path[depth + 1:]):
                 nested = {step: nested}
-            return _insert(text, container, path[depth], nested)
+            return _insert(text, mask, container, path[depth], nested)
         if depth == len(path) - 1:
             member = container.members[index]
+            if _has_comment(text, member.value_start, member.end):
+                raise CommentWouldBeLost(list(path))
             indent = _line_indent(text, member.start) if "\n" in text[container.open:container.close] else None
-            return text[:member.value_start] + _dump(value, indent, _indent_unit(text)) + text[member.end:]
+            return text[:member.value_start] + _dump(value, indent, _indent_unit(text, mask)) + text[member.end:]
     raise ValueError(f"cannot set {list(path)!r}")
 
 
 def append(text: str, path: Path, value: Any) -> str:
     """``text`` with ``value`` added as the last element of the array at ``path``; an absent array (last
     step an object key) is added holding just ``value``. Every other byte stays."""
+    mask = blank(text)
     try:
-        container = _locate(text, path)
+        container = _locate(mask, path)
     except KeyError:
         return set_value(text, path, [value])
-    return _insert(text, container, len(container.members), value)
+    return _insert(text, mask, container, len(container.members), value)
+
+
+def _has_comment(text: str, start: int, end: int) -> bool:
+    return blank(text[start:end], commas=False) != text[start:end]
+
+
+def has_comment(text: str, path: Path) -> bool:
+    """Whether the value at ``path`` (``[]``: the whole text) holds a ``//`` or ``/* */`` comment (JSONC).
+    Raises :class:`KeyError` when ``path`` names nothing."""
+    if not path:
+        return _has_comment(text, 0, len(text))
+    container = _locate(blank(text), path[:-1])
+    index = container.find(path[-1])
+    if index is None:
+        raise KeyError(path[-1])
+    member = container.members[index]
+    return _has_comment(text, member.value_start, member.end)
+
+
+def _drop_blank_line(text: str, at: int) -> str:
+    """``text`` without the line that holds offset ``at`` when that line is blank (its line end too)."""
+    start = text.rfind("\n", 0, at) + 1
+    end = text.find("\n", at)
+    if end < 0 or text[start:end].strip(" \t\r"):
+        return text
+    return text[:start] + text[end + 1:]
 
 
 def delete(text: str, path: Path) -> str:
     """``text`` without the member (or element) at ``path`` and its separating comma; the other members keep
     their bytes, so deleting what :func:`set_value` or :func:`append` added gives the earlier text back.
-    Raises :class:`KeyError` when ``path`` names nothing."""
-    container = _locate(text, path[:-1])
+    In JSONC the comments around it stay (a line it leaves blank goes). Raises :class:`KeyError` when
+    ``path`` names nothing."""
+    mask = blank(text)
+    container = _locate(mask, path[:-1])
     index = container.find(path[-1])
     if index is None:
         raise KeyError(path[-1])
     members = container.members
+    member = members[index]
+    if mask != text:  # comments or trailing commas: cut the member and one comma, keep every comment
+        commas = blank(text, commas=False)
+        after = _skip(commas, member.end)
+        if commas[after] == ",":
+            return _drop_blank_line(text[:member.start] + text[after + 1:], member.start)
+        if index == 0:
+            return _drop_blank_line(text[:member.start] + text[member.end:], member.start)
+        before = commas.index(",", members[index - 1].end)
+        cut = text[:before] + text[before + 1:member.start] + text[member.end:]
+        return _drop_blank_line(cut, member.start - 1)
     if len(members) == 1:
         return text[:container.open + 1] + text[container.close:]
     if index < len(members) - 1:

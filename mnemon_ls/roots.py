@@ -32,6 +32,7 @@ checks of invariant 10 :mod:`mnemon_ls.roots_safety`.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 from dataclasses import dataclass
@@ -76,7 +77,7 @@ def canonical_workspace_path(path: str | os.PathLike[str]) -> Path:
     unchanged. Nothing is created. Raises :class:`InvalidInput` (field ``workspace``) for a relative path, a NUL,
     ``~name`` (another user's home, :func:`mnemon_ls.settings.own_home_path`: every surface's workspace comes
     through here), a path too long for the file system, or an existing prefix that is not a directory while more
-    segments follow (ENOTDIR).
+    segments follow (ENOTDIR) or a symbolic link loop there (ELOOP).
     """
     text = os.fspath(path)
     if "\x00" in text:
@@ -97,6 +98,9 @@ def canonical_workspace_path(path: str | os.PathLike[str]) -> Path:
         head = parent
     real = os.path.realpath(head)
     if rest and not os.path.isdir(real):
+        if _is_link_loop(real):
+            raise InvalidInput("workspace", f"{real} is a symbolic link loop (ELOOP), so {normalized} cannot exist "
+                                            "under it")
         raise InvalidInput("workspace", f"{real} is not a directory, so {normalized} cannot exist under it")
     return Path(real, *reversed(rest)) if rest else Path(real)
 
@@ -202,12 +206,25 @@ def resolve_root(
     return RootResolution(root=root, user_root=user_root, scope=scope, workspace=canonical, shared_from=shared_from)
 
 
+def _is_link_loop(path: str | os.PathLike[str]) -> bool:
+    """Whether following ``path`` fails with ELOOP (a symbolic link that leads back to itself)."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        return exc.errno == errno.ELOOP
+    return False
+
+
 def check_workspace(workspace: str | os.PathLike[str]) -> Path:
     """The canonical path of ``workspace`` (:func:`canonical_workspace_path`) when it is an existing directory.
-    Raises :class:`NotFound` (field ``workspace``) for a missing one and :class:`InvalidInput` for a file, and what
+    Raises :class:`NotFound` (field ``workspace``) for a missing one and :class:`InvalidInput` for a file or a
+    symbolic link loop (ELOOP, which :meth:`Path.exists` reports as missing), and what
     :func:`canonical_workspace_path` raises. Reads only."""
     canonical = canonical_workspace_path(workspace)
     if not canonical.exists():
+        if _is_link_loop(canonical):  # exists() says False for a link that leads back to itself
+            raise InvalidInput("workspace", f"{canonical} is a symbolic link loop (ELOOP): following it never "
+                                            "reaches a directory")
         raise NotFound(f"workspace: {canonical} does not exist", field="workspace", path=str(canonical))
     if not canonical.is_dir():
         raise InvalidInput("workspace", f"{canonical} is not a directory")

@@ -5,7 +5,12 @@
   ``{startLine, endLine}`` (the one nearest the old start when several match); a write of the memory
   re-anchors it there (:func:`reanchored`);
 - ``changed``: the text is found nowhere in the file (or the file is no longer text);
-- ``gone``: the file is not there (on this branch), or a directory stands in its place;
+- ``renamed``: the file is not there, git reports it renamed (staged, or committed on this branch:
+  :mod:`.renames`), and the lines are in the new file: ``renamedTo`` is its workspace-relative path, with
+  ``movedTo`` when they are elsewhere in it; a write of the memory re-anchors it there (:func:`reanchored`).
+  Renamed but the text found nowhere in the new file: ``changed`` with ``renamedTo``;
+- ``gone``: the file is not there (on this branch) and git reports no rename of it, or a directory stands in
+  its place;
 - ``unknown``: there is no workspace, the file cannot be read, is over 2 MiB, or now links out of the workspace.
 
 A file's lines are cached by its real path and kept while its size, mtime (ns), inode and device are the same
@@ -13,8 +18,8 @@ A file's lines are cached by its real path and kept while its size, mtime (ns), 
 language server calls it for the files its client reports saved or changed), :func:`invalidate_under` a working
 tree (the language server's git watcher, at a branch switch), :func:`clear` drops all. In a long-lived host with
 a :class:`~mnemon_ls.citations.watch.CitedWatch`, :func:`view` answers a watched file's citation with no
-``stat`` at all until the watch reports a change (:mod:`.trust`). Base layer: imports only :mod:`.model` and
-:mod:`.trust`.
+``stat`` at all until the watch reports a change (:mod:`.trust`). Base layer: imports only :mod:`.model`,
+:mod:`.trust` and (for a missing file) :mod:`.renames`.
 """
 
 from __future__ import annotations
@@ -202,7 +207,7 @@ def evaluate(workspace: Path | None, citation: Citation) -> dict[str, Any]:
     try:
         info = os.stat(full)
     except (FileNotFoundError, NotADirectoryError):
-        return {"freshness": "gone"}
+        return _renamed(workspace, citation)
     except OSError:
         return {"freshness": "unknown"}
     if stat.S_ISDIR(info.st_mode):
@@ -241,6 +246,22 @@ def evaluate(workspace: Path | None, citation: Citation) -> dict[str, Any]:
         return {"freshness": "moved", "movedTo": {"startLine": moved,
                                                   "endLine": moved + citation.end_line - citation.start_line}}
     return {"freshness": state}
+
+
+def _renamed(workspace: Path, citation: Citation) -> dict[str, Any]:
+    """The state of a citation whose file is missing: ``gone``, or where git says the file went (module doc)."""
+    from .renames import renamed_to
+
+    target = renamed_to(workspace, citation.path)
+    if target is None:
+        return {"freshness": "gone"}
+    there = evaluate(workspace, Citation(target, citation.start_line, citation.end_line, citation.sha256,
+                                         citation.symbol))
+    state = there["freshness"]
+    if state in ("fresh", "moved"):
+        return {"freshness": "renamed", "renamedTo": target} | ({"movedTo": there["movedTo"]} if "movedTo" in there
+                                                                 else {})
+    return {"freshness": "gone" if state == "gone" else state, "renamedTo": target}
 
 
 def view(workspace: Path | None, citation: Citation) -> dict[str, Any]:
@@ -309,9 +330,11 @@ def _expected(workspace: Path, citation: Citation) -> str:
 
 
 def reanchored(workspace: Path | None, citation: Citation) -> Citation:
-    """``citation`` at the range it moved to (:func:`evaluate` says ``moved``), else ``citation`` itself."""
+    """``citation`` at the range it moved to (:func:`evaluate` says ``moved``) or in the file it was renamed to
+    (``renamed``: ``renamedTo``, and ``movedTo`` when the lines moved too), else ``citation`` itself."""
     state = evaluate(workspace, citation)
-    if state["freshness"] != "moved":
+    if state["freshness"] not in ("moved", "renamed"):
         return citation
-    moved = state["movedTo"]
-    return Citation(citation.path, moved["startLine"], moved["endLine"], citation.sha256, citation.symbol)
+    moved = state.get("movedTo") or {"startLine": citation.start_line, "endLine": citation.end_line}
+    return Citation(state.get("renamedTo", citation.path), moved["startLine"], moved["endLine"], citation.sha256,
+                    citation.symbol)

@@ -39,7 +39,7 @@ MAX_LINE = 10**9
 MAX_PATH_CHARS = 4096
 MAX_SYMBOL_CHARS = 200
 #: The freshness states (:mod:`.freshness`).
-FRESHNESS = ("fresh", "moved", "changed", "gone", "unknown")
+FRESHNESS = ("fresh", "moved", "renamed", "changed", "gone", "unknown")
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
@@ -264,3 +264,19 @@ def _resolve_one(workspace: Path, storage_root: Path | None, cite: Any, name: st
         raise InvalidInput(f"{name}.endLine", f"is past the end of {relative} ({last} > {len(lines)} lines)")
     posix = "/".join(parts)
     return Citation(posix, first, last, hash_lines(lines[first - 1:last]), symbol)
+
+
+def freshness_words(cite: Mapping[str, Any]) -> str:
+    """A citation view's freshness in words: ``fresh``, ``moved to 12-26``, ``renamed to src/b.py``,
+    ``renamed to src/b.py:12-26`` (its lines moved too), ``changed, renamed to src/b.py``, ``gone``."""
+    state = cite.get("freshness", "unknown")
+    moved = cite.get("movedTo")
+    where = ""
+    if moved:
+        where = str(moved["startLine"]) + (f"-{moved['endLine']}" if moved["endLine"] != moved["startLine"] else "")
+    if cite.get("renamedTo"):
+        renamed = f"renamed to {cite['renamedTo']}" + (f":{where}" if where else "")
+        return renamed if state == "renamed" else f"{state}, {renamed}"
+    if state == "moved" and moved:
+        return f"moved to {where}"
+    return str(state)

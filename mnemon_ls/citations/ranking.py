@@ -2,7 +2,7 @@
 quality tier is decided:
 
 - :func:`worst`: a memory's freshness is the worst of its citations' (``gone`` > ``changed`` > ``unknown`` >
-  ``moved`` > ``fresh``); a memory without citations has none.
+  ``renamed`` > ``moved`` > ``fresh``); a memory without citations has none.
 - :func:`order`: within each run of consecutive results of the same tier, a result whose freshness is
   ``changed`` or ``gone`` goes after the others (a stable sort: the order is otherwise kept, and no result
   leaves its tier's run); then a superseded result (one a newer memory in the results supersedes,
@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 #: Freshness from best to worst.
-ORDER = ("fresh", "moved", "unknown", "changed", "gone")
+ORDER = ("fresh", "moved", "renamed", "unknown", "changed", "gone")
 #: What ranks a result below the fresh ones of its tier.
 STALE = ("changed", "gone")
 

@@ -15,6 +15,7 @@ from typing import Any, Callable, Sequence
 
 from . import trust
 from .freshness import trusted
+from .model import freshness_words
 from .review import DAY_MS, due_since, last_touched, to_ms
 from .reviewed import ReviewedFile, entry_key
 from .store import Citations, runtime_key
@@ -78,22 +79,17 @@ def stale_marks(citations: Citations, table: dict[str, Any]) -> dict[str, tuple[
 
 def cite_mark(view: dict[str, Any]) -> str:
     """``src/retry.py:10-24: changed`` of a citation as read (``{path, startLine, endLine, freshness, movedTo?}``);
-    moved: ``...: moved to 30-44``."""
+    moved: ``...: moved to 30-44``; renamed: ``...: renamed to src/backoff.py`` (:func:`.model.freshness_words`)."""
     lines = str(view["startLine"]) if view["startLine"] == view["endLine"] else f"{view['startLine']}-{view['endLine']}"
-    state = view.get("freshness", "unknown")
-    moved = view.get("movedTo")
-    if state == "moved" and moved:
-        state = "moved to " + (str(moved["startLine"]) if moved["startLine"] == moved["endLine"]
-                               else f"{moved['startLine']}-{moved['endLine']}")
-    return f"{view['path']}:{lines}: {state}"
+    return f"{view['path']}:{lines}: {freshness_words(view)}"
 
 
 def citations_line(stale: int, entries: int) -> str:
     """The header line counting citations that are not fresh (``stale``) over ``entries`` entries."""
     return (f"Citations: {stale} cited code range{'s' if stale != 1 else ''} of {entries} "
             f"entr{'ies' if entries != 1 else 'y'} below {'are' if stale != 1 else 'is'} not fresh (marked `cites "
-            "...: changed|moved to|gone|unknown`): the code changed since it was remembered, so read it before "
-            "relying on those entries, then replace or remove them.")
+            "...: changed|moved to|renamed to|gone|unknown`): the code changed since it was remembered, so read it "
+            "before relying on those entries, then replace or remove them.")
 
 
 def review_line(due: int, days: int) -> str:

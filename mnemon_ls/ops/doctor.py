@@ -1,7 +1,8 @@
 """The ``storage.doctor`` operation (``mnemon-ls doctor``): every directory mnemon-ls writes
 (:mod:`mnemon_ls.footprint`), every Source's read-only findings (settings, root, branch, runtime stores, git,
-older roots, space names and lineage, entries an interrupted archival left in MEMORY.md, third-party
-providers, registry repairs, semantic recall, documents, stored credentials) and the summary line.
+older roots, space names and lineage, the stores of deleted spaces kept in ``data/.deleted/``, entries an
+interrupted archival left in MEMORY.md, third-party providers, registry repairs, semantic recall, documents,
+stored credentials) and the summary line.
 
 The result (``--json``): ``{version, workspace, root, userRoot, scope, branch, branchReason, writes: [{what,
 path, holds}], findings: [{level, subject, message, advice}], secrets: [{location, kind, position}]}``; the
@@ -60,6 +61,12 @@ def diagnose(call: Call, p: DoctorParams) -> dict[str, Any]:
                                         "upgrade mnemon-ls; the file is left as it is"))
             findings.extend(diagnose_names(state.all))
             findings.extend(store_findings(state.all, host.spaces.registry.store_path))
+            from ..spaces.deleted import kept_line, kept_summary
+
+            kept = kept_summary(host.root / "data")
+            if kept is not None:  # never a problem: what `space delete` keeps, until purge-deleted removes it
+                findings.append(Finding("ok", str(kept["path"]), kept_line(kept),
+                                        "`mnemon-ls space purge-deleted --confirm` removes the kept stores for good"))
         from ..maintenance import verify_lineage
 
         findings.extend(verify_lineage(host.runtime.memory_store.root,

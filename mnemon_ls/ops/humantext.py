@@ -317,16 +317,14 @@ def document_updated(data: Mapping[str, Any], _params: Any = None) -> str:
 
 
 def citation_text(cite: dict[str, Any]) -> str:
-    """A citation with its freshness in a person's words: ``src/app.py:10-24 (fresh)``, ``... (moved to 12-26)``,
+    """A citation with its freshness in a person's words (:func:`~mnemon_ls.citations.model.freshness_words`):
+    ``src/app.py:10-24 (fresh)``, ``... (moved to 12-26)``, ``... (renamed to src/b.py)``,
     ``f.py:3 [parse] (changed)``."""
     lines = str(cite["startLine"]) if cite["startLine"] == cite["endLine"] else f"{cite['startLine']}-{cite['endLine']}"
     symbol = f" [{cite['symbol']}]" if cite.get("symbol") else ""
-    state = cite.get("freshness", "unknown")
-    if state == "moved" and cite.get("movedTo"):
-        moved = cite["movedTo"]
-        state = f"moved to {moved['startLine']}" + (f"-{moved['endLine']}" if moved["endLine"] != moved["startLine"]
-                                                     else "")
-    return f"{cite['path']}:{lines}{symbol} ({state})"
+    from ..citations.model import freshness_words
+
+    return f"{cite['path']}:{lines}{symbol} ({freshness_words(cite)})"
 
 
 def memory_name(named: dict[str, Any]) -> str:

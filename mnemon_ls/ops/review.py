@@ -337,9 +337,8 @@ def _reanchor(call: Call, p: ReanchorParams) -> dict[str, Any]:
     for cite in cites:
         state = freshness.evaluate(citing.workspace, cite)
         new = cite
-        if state["freshness"] == "moved":
-            new = Citation(cite.path, state["movedTo"]["startLine"], state["movedTo"]["endLine"], cite.sha256,
-                           cite.symbol)
+        if state["freshness"] in ("moved", "renamed"):
+            new = freshness.reanchored(citing.workspace, cite)
         elif state["freshness"] == "changed":
             try:
                 with open(Path(citing.workspace, *cite.path.split("/")), "rb") as handle:  # type: ignore[arg-type]
@@ -467,8 +466,9 @@ OPERATIONS = (
                        text=_review_text)),
     Operation(
         "citations.reanchor", ReanchorParams, _reanchor,
-        "Still true: re-anchor a memory's citations to the current code (moved: the new range; changed: the "
-        "lines as they are now) and restart its review clock.", effect="write", text=_reanchor_text,
+        "Still true: re-anchor a memory's citations to the current code (moved: the new range; renamed: the "
+        "file git says it became; changed: the lines as they are now) and restart its review clock.", effect="write",
+        text=_reanchor_text,
         lsp=LspMethod("mnemon/citations/reanchor"),
         mcp=McpTool(_TOOL, fields=("source", "key", "workspace"), action="reanchor", required=("source", "key")),
         cli=CliCommand(("reanchor",),

@@ -87,6 +87,14 @@ class SpaceDeleteParams(SpaceIdParams):
                                                    "moved to data/.deleted/, not erased)")
 
 
+class PurgeDeletedParams(WorkspaceParams):
+    """``mnemon/spaces/purgeDeleted``: ``{workspace?, confirm?}``; removing kept stores needs ``confirm``
+    (``confirmation-required`` otherwise, nothing changed)."""
+
+    confirm: StrictBool = Field(False, description="confirm removing the stores of deleted spaces kept in "
+                                                   "data/.deleted/ for good (they cannot be restored afterwards)")
+
+
 class SpaceMergeParams(WorkspaceParams):
     """``mnemon/spaces/merge``: ``{workspace?, sourceIds, targetId, deactivateSources?}``."""
 
@@ -326,6 +334,20 @@ def registry_notes(_data: Any, call: Call) -> list[str]:
         return []
 
 
+def list_notes(data: Any, call: Call) -> list[str]:
+    """The notes of ``spaces.list`` on every surface: :func:`registry_notes`, then the stores of deleted spaces
+    kept in ``data/.deleted/`` (:func:`~mnemon_ls.spaces.deleted.kept_line`: count, size, where, how to remove
+    them). Never an error."""
+    from ..spaces.deleted import kept_line, kept_summary
+
+    lines = registry_notes(data, call)
+    try:
+        summary = kept_summary(call.host.root / "data")
+    except OSError:
+        summary = None
+    return lines + ([kept_line(summary)] if summary is not None else [])
+
+
 def catalog_too_new(call: Call) -> bool:
     """Whether the native catalog was written by a newer version (read-only here: its spaces are not shown and
     none can be created, :attr:`~mnemon_ls.spaces.registry_model.RegistryState.native_refused`); ``False`` when the
@@ -343,7 +365,7 @@ OPERATIONS = (
         "spaces.list", SpacesListParams, lambda c, p: _data(c.host.spaces.list_spaces(active_only=p.active_only)),
         "List the Memory Spaces.",
         text=lambda d, c: modeltext.spaces(d, creatable=bool(d) or not catalog_too_new(c)), text_takes_call=True,
-        notes=registry_notes,
+        notes=list_notes,
         lsp=LspMethod("mnemon/spaces/list", list_key="spaces"),
         mcp=McpTool(SPACES_TOOL, SPACES_TOOL_TEXT, fields=("workspace",), action="list", default_action=True),
         cli=CliCommand(("space", "list"), "list spaces",
@@ -397,6 +419,16 @@ OPERATIONS = (
             CliArg("space_id", dest="id", metavar="SPACE", help=SPACE_HELP),
             CliArg("confirm", flag="--confirm", aliases=("--yes",), kind="flag",
                    help="delete it even though it holds items")), text=_space_text("delete"))),
+    Operation(
+        "spaces.purgeDeleted", PurgeDeletedParams, lambda c, p: c.host.spaces.purge_deleted(confirm=p.confirm),
+        "Remove for good the stores of deleted spaces kept in data/.deleted/ (only with confirm).",
+        effect="destroy", text=lambda d: d["message"],
+        lsp=LspMethod("mnemon/spaces/purgeDeleted"),
+        cli=CliCommand(("space", "purge-deleted"), "remove for good the stores of deleted spaces kept in "
+                       "data/.deleted/ (only with --confirm)", (
+            CliArg("confirm", flag="--confirm", aliases=("--yes",), kind="flag",
+                   help="remove them: they cannot be restored afterwards"),),
+            text=lambda d, _c, _p: d["message"])),
     Operation(
         "spaces.status", SpaceIdParams, lambda c, p: c.host.spaces.space_status(p.space_id),
         "Counts, edges, schema and index of a Memory Space.",

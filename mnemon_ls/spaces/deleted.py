@@ -10,13 +10,16 @@ store-name rule (``^[a-zA-Z0-9][a-zA-Z0-9_-]*$``): neither discovery (:mod:`.reg
 
 Restoring is a manual move back (docs/storage.md): ``mv data/.deleted/<stamp>-<id> data/<id>``; the next
 command discovers the store and registers it under its id (``space update <id> --name ... --description ...``
-gives it back its words, from the ``.json`` beside the copy). Delete the copy when it is no longer needed.
+gives it back its words, from the ``.json`` beside the copy). ``space list`` and ``doctor`` name the kept stores
+(:func:`kept_summary`, :func:`kept_line`); ``space purge-deleted --confirm`` removes them for good (:func:`purge`).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
+import stat
 from dataclasses import replace
 from datetime import timezone
 from pathlib import Path
@@ -88,3 +91,104 @@ def set_aside(registry: SpaceRegistry, space_id: str) -> Path | None:
             fsio.fsync_dir(copy.parent)
             fsio.fsync_dir(registry.data_dir)
         return copy
+
+
+#: A kept store's folder name: ``<stamp>-<id>`` (``-<n>`` when two deletes of one id met in one millisecond).
+_KEPT_NAME = re.compile(r"^[0-9]{8}T[0-9]{6}\.[0-9]{3}Z-[a-zA-Z0-9][a-zA-Z0-9_-]*$")
+
+
+def _tree_bytes(path: Path) -> int:
+    """Bytes of the files under ``path`` (``lstat`` sizes; a symbolic link counts as itself, never followed)."""
+    total = 0
+    for folder, dirs, files in os.walk(path, followlinks=False):
+        for name in (*files, *dirs):
+            try:
+                info = os.lstat(os.path.join(folder, name))
+            except OSError:
+                continue
+            if not stat.S_ISDIR(info.st_mode):
+                total += info.st_size
+    return total
+
+
+def kept_stores(data_dir: Path) -> list[Path]:
+    """The deleted spaces' stores kept in ``data_dir/.deleted/`` (the ``<stamp>-<id>`` folders :func:`set_aside`
+    made, oldest first); ``[]`` when there is none or the folder cannot be listed. Reads one listing."""
+    folder = data_dir / DELETED_DIR
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return []
+    return [folder / n for n in names if _KEPT_NAME.match(n) and (folder / n).is_dir()
+            and not (folder / n).is_symlink()]
+
+
+def kept_summary(data_dir: Path) -> dict[str, object] | None:
+    """``{count, bytes, path}`` of the kept stores (:func:`kept_stores`; ``bytes``: their files' sizes with the
+    ``.json`` beside each, ``path``: the ``.deleted`` folder), or ``None`` when none is kept."""
+    kept = kept_stores(data_dir)
+    if not kept:
+        return None
+    size = 0
+    for copy in kept:
+        size += _tree_bytes(copy)
+        try:
+            size += os.lstat(f"{copy}.json").st_size
+        except OSError:
+            pass
+    return {"count": len(kept), "bytes": size, "path": str(data_dir / DELETED_DIR)}
+
+
+def size_words(size: int) -> str:
+    """``size`` bytes for a person: ``512 bytes``, ``3.4 KiB``, ``12.0 MiB``, ``1.2 GiB``."""
+    if size < 1024:
+        return f"{size} byte{'' if size == 1 else 's'}"
+    value, unit = float(size), "bytes"
+    for unit in ("KiB", "MiB", "GiB", "TiB"):
+        value /= 1024
+        if value < 1024:
+            break
+    return f"{value:.1f} {unit}"
+
+
+def stores_words(count: int) -> str:
+    """``space's store`` (one) or ``spaces' stores`` (any other count)."""
+    return "space's store" if count == 1 else "spaces' stores"
+
+
+def kept_line(summary: dict[str, object]) -> str:
+    """The sentence that names the kept stores (:func:`kept_summary`) on ``space list`` and in ``doctor``."""
+    count, size = int(summary["count"]), int(summary["bytes"])  # type: ignore[call-overload]
+    return (f"{count} deleted {stores_words(count)} "
+            f"({size_words(size)}) {'is' if count == 1 else 'are'} kept in {summary['path']}: "
+            f"`mnemon-ls space purge-deleted --confirm` removes {'it' if count == 1 else 'them'} for good (to restore "
+            "one, move its folder back to data/<id>)")
+
+
+def purge(registry: SpaceRegistry) -> dict[str, object]:
+    """Remove the kept stores of deleted spaces for good (:func:`kept_stores`, each folder with the ``.json``
+    beside it), under the registry lock (a delete setting one aside meanwhile waits). Anything else in
+    ``.deleted/`` stays. Returns ``{removed, bytes, path, message}``. Raises :class:`OSError` (a
+    :class:`~mnemon_ls.errors.StorageError`) when a removal fails: what was removed before stays removed, the
+    rest stays kept (a second run removes it); :class:`~mnemon_ls.errors.StoreBusy` when the lock is not taken
+    in time."""
+    import shutil
+
+    with registry.locked():
+        summary = kept_summary(registry.data_dir)
+        kept = kept_stores(registry.data_dir)
+        for copy in kept:
+            shutil.rmtree(copy)
+            try:
+                os.unlink(f"{copy}.json")
+            except FileNotFoundError:
+                pass
+        if kept:
+            fsio.fsync_dir(registry.data_dir / DELETED_DIR)
+    removed = len(kept)
+    size = int(summary["bytes"]) if summary else 0  # type: ignore[call-overload]
+    where = str(registry.data_dir / DELETED_DIR)
+    message = (f"Removed {removed} deleted {stores_words(removed)} "
+               f"({size_words(size)}) from {where} for good." if removed else
+               f"No deleted space's store is kept in {where}; nothing was removed.")
+    return {"removed": removed, "bytes": size, "path": where, "message": message}

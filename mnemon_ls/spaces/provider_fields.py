@@ -243,8 +243,8 @@ def stored_field_problem(provider_id: str, name: str, value: Any, *, scope: str 
     ``services`` (the provider's :attr:`service_fields`) or ``connection`` (its :attr:`memory_fields`). A
     declared field's type is its :class:`~.providers.base.FieldRule`'s :attr:`~.FieldRule.stored_type` (a
     field without a rule is text). Nothing is converted (``true`` is not ``1``, ``"0.1"`` is not ``0.1``).
-    The text is the rule, e.g. ``must be a JSON number, not true/false (Holographic's rule: must be a number
-    between 0 and 1)``; a secret's value is never part of it."""
+    The text is the rule and the value, e.g. ``must be a JSON number, not true/false (Holographic's rule: must
+    be a number between 0 and 1) (got true)``; a secret's value is never part of it."""
     from .providers.base import FieldRule
 
     plugin = _plugins().try_load(provider_id)
@@ -255,16 +255,31 @@ def stored_field_problem(provider_id: str, name: str, value: Any, *, scope: str 
         return None
     rule = _plugins().field_rules(provider_id).get(name) or FieldRule()
     label = getattr(plugin, "label", None) or provider_id
+    got = "" if name in secret_fields(provider_id) else f" (got {_stored_echo(value)})"
     if not rule.stored_type_ok(value):
-        return f"must be {rule.stored_type}, not {_json_kind(value)} ({label}'s rule: {rule.rule})"
+        return f"must be {rule.stored_type}, not {_json_kind(value)} ({label}'s rule: {rule.rule}){got}"
     if rule.kind in ("number", "integer", "choice", "boolean"):
         # of the right type and still impossible (``embeddingDims: -1``, ``timeoutSeconds: 1e308``): the rule
         # configure applies, so a hand edit cannot store what configure refuses
         try:
             rule.normalise(value)
         except ValueError as exc:
-            return f"{exc} ({label}'s rule)"
+            return f"{exc} ({label}'s rule){got}"
     return None
+
+
+def _stored_echo(value: Any) -> str:
+    """A stored value as a damage reason repeats it: as JSON writes it (``"5432"``, ``5432.0``, ``true``),
+    escaped and clipped as :func:`~mnemon_ls.errors.echo_value` does."""
+    import json
+
+    from ..errors import echo_value
+
+    try:
+        text = json.dumps(value, ensure_ascii=False, allow_nan=True)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return echo_value(text, 40)
 
 
 def stored_fields_problem(provider_id: str, fields: Mapping[str, Any], field_path: str, *,
@@ -337,7 +352,8 @@ def validate_service_fields(fields: Mapping[str, Any], provider_id: str,
             expand_home(value, path)  # ``~name`` (another user's home) is refused with its own rule
         if path_field and isinstance(value, str) and not _anchored(value):
             # a relative path would name another place in each process (the CLI's, the server's cwd)
-            raise InvalidInput(path, "must be an absolute path or start with ~/ (empty: the provider's default)")
+            raise InvalidInput(path, "must be an absolute path or start with ~/ (empty: the provider's default)"
+                                     + ("" if name in secrets else f" (got {quoted(value)})"))
         if path_field and isinstance(value, str):
             check_outside_roots(value, path, roots)
             _check_target(value, path, getattr(rule, "target", None))
@@ -351,9 +367,11 @@ def _check_target(value: str, field_path: str, target: str | None) -> None:
 
     real = expand_home(value, field_path)
     if target == "file" and os.path.isdir(real):
-        raise InvalidInput(field_path, "must name a file, not a directory (empty: the provider's default)")
+        raise InvalidInput(field_path, f"must name a file, not a directory (empty: the provider's default) (got "
+                                       f"{quoted(value)})")
     if target == "directory" and os.path.exists(real) and not os.path.isdir(real):
-        raise InvalidInput(field_path, "must name a directory, not a file (empty: the provider's default)")
+        raise InvalidInput(field_path, f"must name a directory, not a file (empty: the provider's default) (got "
+                                       f"{quoted(value)})")
 
 
 def merge_service(stored: Mapping[str, Any], clean: Mapping[str, Any],

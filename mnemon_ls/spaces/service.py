@@ -395,6 +395,24 @@ class SpacesService(SpacesWrites, SpacesRecall):
         return {"deleted": space_id, "providerId": NATIVE_PROVIDER, "items": items,
                 "keptAt": str(kept) if kept is not None else None, "defaultStore": default, "message": message}
 
+    def purge_deleted(self, *, confirm: bool = False) -> dict[str, Any]:
+        """Remove the stores that deleting native spaces kept in ``data/.deleted/`` for good
+        (:func:`.deleted.purge`). With stores kept, ``confirm`` is required: without it
+        :class:`~mnemon_ls.errors.ConfirmationRequired` (``data``: ``field`` ``"confirm"``, ``count``,
+        ``bytes``, ``path``) and nothing changes. Returns ``{removed, bytes, path, message}`` (``removed`` 0:
+        none was kept, nothing to confirm)."""
+        from .deleted import kept_summary, purge, size_words, stores_words
+
+        summary = kept_summary(self.registry.data_dir)
+        if summary is not None and confirm is not True:
+            count, size = summary["count"], int(summary["bytes"])  # type: ignore[call-overload]
+            raise ConfirmationRequired(
+                f"confirm: {summary['path']} keeps {count} deleted {stores_words(count)} ({size_words(size)}); "
+                "removing them for good "
+                "needs explicit confirmation (--confirm / \"confirm\": true); they cannot be restored afterwards",
+                field="confirm", count=count, bytes=summary["bytes"], path=summary["path"])
+        return purge(self.registry)
+
     def _live_items(self, record: SpaceRecord) -> int | None:
         """The live (not forgotten) items of ``record``'s space: its provider's ``count()``; ``None`` when it
         cannot be counted (a provider unreachable or failing, a store that does not open)."""

@@ -68,8 +68,8 @@ def test_wake_marks_changed_and_moved_citations_and_counts_them_once(workspace: 
     assert lines[lines.index("no code here") - 1] == "[importance=normal; created=0d; updated=0d]"
     counted = [line for line in lines if line.startswith("Citations:")]
     assert counted == ["Citations: 3 cited code ranges of 3 entries below are not fresh (marked `cites ...: "
-                       "changed|moved to|gone|unknown`): the code changed since it was remembered, so read it before "
-                       "relying on those entries, then replace or remove them."]
+                       "changed|moved to|renamed to|gone|unknown`): the code changed since it was remembered, so "
+                       "read it before relying on those entries, then replace or remove them."]
     assert lines.index(counted[0]) < lines.index('<runtime-memory-file name="USER.md">')
     (workspace / "src" / "retry.py").unlink()
     assert "cites src/retry.py:20-22: gone]" in ok(workspace, "wake")

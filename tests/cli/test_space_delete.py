@@ -59,7 +59,9 @@ def test_confirmed_delete_prints_where_the_store_went(cli: Cli) -> None:  # noqa
             contents = {row[0] for row in db.execute("SELECT content FROM insights WHERE deleted_at IS NULL")}
         assert "Builds take four minutes" in contents
         assert not (cli.data / "data" / space).exists()
-    assert [s["id"] for s in cli.ok_json("space", "list")] == ["default"]
+    listed = cli.run("space", "list", "--json")
+    assert [s["id"] for s in json.loads(listed.stdout)] == ["default"]
+    assert listed.stderr.startswith("mnemon-ls: note: 2 deleted spaces' stores (")  # named (test_space_purge_deleted)
 
 
 def test_delete_of_an_empty_space_asks_nothing(cli: Cli) -> None:  # noqa: F811

@@ -265,6 +265,23 @@ async def test_folder_that_cannot_be_used_is_reported(lsp: Launcher, caps: str, 
     assert [r["uri"] for r in (await client.status())["workspaces"]] == [uri(repo_dir)]
 
 
+async def test_folder_that_is_a_symlink_loop_is_reported_as_one(lsp: Launcher, repo, repo_dir: Path, tmp_path: Path):
+    """It was reported as "does not exist" (``Path.exists`` is False for ELOOP); a folder under it too."""
+    client = await lsp.start("neovim@v0.7", [repo_dir], WORKSPACE)
+    loop, other = tmp_path / "loop", tmp_path / "other"
+    loop.symlink_to(other)
+    other.symlink_to(loop)
+    for folder, rule in [(loop, f"{loop} is a symbolic link loop (ELOOP): following it never reaches a directory"),
+                         (loop / "sub", f"{loop} is a symbolic link loop (ELOOP), so {loop / 'sub'} cannot exist "
+                                        "under it")]:
+        shown = client.expect("window/showMessage")
+        client.workspace_did_change_workspace_folders(_folders_event(added=[folder]))
+        message = await client.received(shown)
+        assert (message.type, message.message) == (
+            types.MessageType.Warning, f"mnemon-ls: cannot use workspace folder {uri(folder)}: workspace: {rule}")
+    assert [r["uri"] for r in (await client.status())["workspaces"]] == [uri(repo_dir)]
+
+
 async def test_root_uri_without_workspace_folders(lsp: Launcher, repo, repo_dir: Path):
     client = await lsp.start("neovim@v0.7", [], WORKSPACE, root_uri=uri(repo_dir))
     [row] = (await client.status())["workspaces"]

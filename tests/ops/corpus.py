@@ -283,6 +283,7 @@ class Normalizer:
         value = re.sub(r"\b\d+(?:\.\d+)? ?(?:ms|milliseconds)\b|\b\d+\.\d+ ?s\b", "<duration>", value)
         value = re.sub(r'("\w*At"\s*:\s*)\d{10,}', r"\1<number>", value)  # JSON inside a text
         value = re.sub(r"(\.zip\b[^\n]{0,4}\()\d+( bytes\))", r"\1<number>\2", value)  # a pack's size
+        value = re.sub(r"(deleted space(?:'s|s') stores? \()[^)]*(\))", r"\1<size>\2", value)  # kept stores' size
         if self.version:
             value = re.sub(rf"(?<![0-9.]){re.escape(self.version)}(?![0-9])", "<version>", value)
         return value

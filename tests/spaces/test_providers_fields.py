@@ -17,8 +17,10 @@ TOKEN = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 
 
 @pytest.mark.parametrize("field, value, rule", [
-    ("dataPath", "relative/memory.db", "must be an absolute path or start with ~/ (empty: the provider's default)"),
-    ("dataPath", "./memory.db", "must be an absolute path or start with ~/ (empty: the provider's default)"),
+    ("dataPath", "relative/memory.db", "must be an absolute path or start with ~/ (empty: the provider's default) "
+                                       '(got "relative/memory.db")'),
+    ("dataPath", "./memory.db", "must be an absolute path or start with ~/ (empty: the provider's default) "
+                                '(got "./memory.db")'),
     ("dataPath", f"/tmp/{TOKEN}/memory.db", "must not hold a credential (github-token; put it in a secret field: "
                                             "apiKey)"),
     ("account", f"token={TOKEN}", "must not hold a credential (github-token; put it in a secret field: "

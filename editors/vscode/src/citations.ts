@@ -4,7 +4,7 @@
  */
 
 export type CitingSource = "runtime" | "spaces" | "documents" | "records";
-export type Freshness = "fresh" | "moved" | "changed" | "gone" | "unknown";
+export type Freshness = "fresh" | "moved" | "renamed" | "changed" | "gone" | "unknown";
 
 export interface CitationView {
     path: string;
@@ -14,6 +14,8 @@ export interface CitationView {
     symbol?: string;
     freshness: Freshness;
     movedTo?: { startLine: number; endLine: number };
+    /** Where git says the file went (`renamed`, or `changed` when the lines are not in the new file). */
+    renamedTo?: string;
 }
 
 /** A memory as `citations.review` answers it. */

@@ -85,6 +85,7 @@ export const OperationMethod = {
     "spaces.activate": "mnemon/spaces/activate",
     "spaces.deactivate": "mnemon/spaces/deactivate",
     "spaces.delete": "mnemon/spaces/delete",
+    "spaces.purgeDeleted": "mnemon/spaces/purgeDeleted",
     "spaces.status": "mnemon/spaces/status",
     "spaces.merge": "mnemon/spaces/merge",
     "spaces.remember": "mnemon/remember",

@@ -22,14 +22,19 @@ export async function reanchor(client: RequestSender, workspace: string, memory:
     return (await client.sendRequest(OperationMethod["citations.reanchor"], { workspace, source: memory.source, key: memory.key })) as ReanchorResult;
 }
 
-/** A citation in words: `src/app.py:10-24 (changed)`, `... (moved to 12-26)`. */
+/** A citation in words (the server's `freshness_words`): `src/app.py:10-24 (changed)`, `... (moved to 12-26)`,
+ * `... (renamed to src/b.py)`, `... (renamed to src/b.py:12-26)`, `... (changed, renamed to src/b.py)`. */
 export function citationLabel(cite: CitationView): string {
     const lines = cite.startLine === cite.endLine ? `${cite.startLine}` : `${cite.startLine}-${cite.endLine}`;
     const symbol = cite.symbol ? ` [${cite.symbol}]` : "";
+    const m = cite.movedTo;
+    const where = m ? (m.startLine === m.endLine ? `${m.startLine}` : `${m.startLine}-${m.endLine}`) : "";
     let state: string = cite.freshness;
-    if (cite.freshness === "moved" && cite.movedTo) {
-        const m = cite.movedTo;
-        state = `moved to ${m.startLine === m.endLine ? m.startLine : `${m.startLine}-${m.endLine}`}`;
+    if (cite.renamedTo) {
+        const renamed = `renamed to ${cite.renamedTo}${where ? `:${where}` : ""}`;
+        state = cite.freshness === "renamed" ? renamed : `${cite.freshness}, ${renamed}`;
+    } else if (cite.freshness === "moved" && m) {
+        state = `moved to ${where}`;
     }
     return `${cite.path}:${lines}${symbol} (${state})`;
 }
@@ -104,7 +109,8 @@ export function reviewTree(result: ReviewResult): Node[] {
             children: memory.cites.map((cite, index) => ({
                 id: `review:${result.workspace}:${memory.source}:${memory.key}:${index}`,
                 label: citationLabel(cite),
-                icon: cite.freshness === "fresh" ? "pass" : cite.freshness === "moved" ? "arrow-swap" : "warning",
+                icon: cite.freshness === "fresh" ? "pass" : cite.freshness === "moved" || cite.freshness === "renamed"
+                    ? "arrow-swap" : "warning",
                 contextValue: "mnemon.review.cite",
                 ref: { kind: "review", workspace: result.workspace, memory },
             })),

@@ -40,8 +40,9 @@ def test_a_bad_value_is_refused_at_configure_naming_the_field_and_the_rule(tmp_p
     ({"defaultTrust": True}, "defaultTrust", 'must be a number between 0 and 1 (got "True")'),
     ({"apiKey": "x"}, "apiKey", "is not a Holographic service field (dataPath, enginePath, defaultTrust, minTrust)"),
     ({"enginePath": "relative/dir"}, "enginePath", "must be an absolute path or start with ~/ (empty: the "
-                                                   "provider's default)"),
-    ({"dataPath": "~"}, "dataPath", "must name a file, not a directory (empty: the provider's default)"),
+                                                   "provider's default) (got \"relative/dir\")"),
+    ({"dataPath": "~"}, "dataPath", "must name a file, not a directory (empty: the provider's default) "
+                                    '(got "~")'),
 ])
 def test_every_field_rule_holds_at_configure_and_at_enable_of_an_enabled_provider(
         tmp_path: Path, fields: dict, field: str, rule: str) -> None:
@@ -153,7 +154,7 @@ def test_a_hand_edited_trust_of_the_wrong_json_type_is_damage_never_read_as_a_nu
     path.write_text(json.dumps(doc, indent=2) + "\n")
     damaged = path.read_bytes()
     reason = (f"services.holographic.minTrust: must be a JSON number, not {kind} (Holographic's rule: must be a "
-              "number between 0 and 1)")
+              f"number between 0 and 1) (got {json.dumps(bad)})")
     doctor = cli(tmp_path, "doctor")
     [line] = [x for x in doctor.stdout.splitlines() if "memory-providers.json" in x and "damaged" in x]
     assert f"a damaged memory-providers.json ({reason}) was rebuilt" in line, doctor.stdout
@@ -178,7 +179,7 @@ def test_recall_notes_name_a_wrong_typed_connection_field_of_a_space(tmp_path: P
     done = cli(tmp_path, "recall", "Atlas")
     assert done.returncode == 0, done.stderr
     assert ("bodies[0].connection.minTrust: must be a JSON number, not true/false (Holographic's rule: must be a "
-            "number between 0 and 1)") in done.stdout + done.stderr
+            "number between 0 and 1) (got true)") in done.stdout + done.stderr
 
 
 def test_enable_gives_a_bank_whose_name_looks_like_a_space_a_numbered_name(tmp_path: Path, hermes_db: Path) -> None:

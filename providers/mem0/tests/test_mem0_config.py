@@ -213,17 +213,20 @@ def test_the_language_server_refuses_the_same_values_through_the_same_operation(
 
 
 @pytest.mark.parametrize("field, bad, reason", [
-    ("pgPort", "5432", "must be a JSON integer, not text (Mem0's rule: must be an integer between 1 and 65535)"),
-    ("pgPort", 5432.0, "must be a JSON integer, not a number (Mem0's rule: must be an integer between 1 and 65535)"),
-    ("infer", 1, "must be true or false, not a number (Mem0's rule: must be true or false)"),
+    ("pgPort", "5432", "must be a JSON integer, not text (Mem0's rule: must be an integer between 1 and 65535) "
+                       '(got "5432")'),
+    ("pgPort", 5432.0, "must be a JSON integer, not a number (Mem0's rule: must be an integer between 1 and 65535) "
+                       "(got 5432.0)"),
+    ("infer", 1, "must be true or false, not a number (Mem0's rule: must be true or false) (got 1)"),
     ("timeoutSeconds", True, "must be a JSON number, not true/false (Mem0's rule: must be a number of seconds "
-                             "between 0.1 and 600)"),
-    ("collection", 7, "must be a JSON string, not a number (Mem0's rule: must be 1..64 letters, digits, '_' or '-')"),
-    ("apiKey", 12345, "must be a JSON string, not a number (Mem0's rule: must be text)"),
+                             "between 0.1 and 600) (got true)"),
+    ("collection", 7, "must be a JSON string, not a number (Mem0's rule: must be 1..64 letters, digits, '_' or '-') "
+                      "(got 7)"),
+    ("apiKey", 12345, "must be a JSON string, not a number (Mem0's rule: must be text)"),  # a secret: never echoed
     # of the right type and impossible (the attack pass: doctor said ok, provider test failed later)
-    ("embeddingDims", -1, "must be an integer between 1 and 16000 (Mem0's rule)"),
-    ("timeoutSeconds", 1e308, "must be a number of seconds between 0.1 and 600 (Mem0's rule)"),
-    ("vectorStore", "redis", "must be one of qdrant-local, qdrant, pgvector (Mem0's rule)"),
+    ("embeddingDims", -1, "must be an integer between 1 and 16000 (Mem0's rule) (got -1)"),
+    ("timeoutSeconds", 1e308, "must be a number of seconds between 0.1 and 600 (Mem0's rule) (got 1e+308)"),
+    ("vectorStore", "redis", "must be one of qdrant-local, qdrant, pgvector (Mem0's rule) (got \"redis\")"),
 ])
 def test_a_stored_value_of_the_wrong_json_type_is_damage_and_the_other_fields_survive(
         tmp_path: Path, field: str, bad: object, reason: str) -> None:

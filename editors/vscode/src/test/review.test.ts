@@ -61,6 +61,8 @@ describe("needs review", () => {
     it("citation labels say where the lines moved", () => {
         assert.equal(citationLabel({ ...cite, freshness: "moved", movedTo: { startLine: 7, endLine: 8 } }), "src/lib.py:3-4 (moved to 7-8)");
         assert.equal(citationLabel({ ...cite, endLine: 3, symbol: "parse", freshness: "fresh" }), "src/lib.py:3 [parse] (fresh)");
+        assert.equal(citationLabel({ ...cite, freshness: "renamed", renamedTo: "src/core.py" }), "src/lib.py:3-4 (renamed to src/core.py)");
+        assert.equal(citationLabel({ ...cite, freshness: "changed", renamedTo: "src/core.py" }), "src/lib.py:3-4 (changed, renamed to src/core.py)");
     });
 
     it("Edit and Remove are each Source's own requests", () => {
