@@ -63,9 +63,10 @@ def _label(value: Any, tag: bool) -> tuple[Any, tuple[str, ...]]:
 
 def redact_results(results: list[dict[str, Any]], space: tuple[str, str] | None = None) -> list[str]:
     """Redact each recall result of ``results`` in place (``content`` as text; ``source`` and ``category`` as
-    labels; ``tags``, ``entities`` and ``branches`` element by element) and return one notice per result changed, naming its space and item id and
-    the kinds found (never the value). Results without a credential are left as they are. ``space``: ``(id,
-    name)`` of the space every result is from, for items that do not name it (``Item.to_dict()`` shapes)."""
+    labels; ``tags``, ``entities`` and ``branches`` element by element) and return one notice per result
+    changed, naming its space and item id and the kinds found (never the value). Results without a credential are
+    left as they are. ``space``: ``(id, name)`` of the space every result is from, for items that do not name it
+    (``Item.to_dict()`` shapes)."""
     notices: list[str] = []
     for result in results:
         kinds: list[str] = []
