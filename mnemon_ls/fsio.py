@@ -248,7 +248,12 @@ def _rename_watching(tmp: str, path: Path, expected: bytes | None) -> bytes | No
         displaced = fswatch.settled_displaced(tmp)  # the name tmp now holds what path held at the swap
         if displaced is not None and displaced.held:
             return displaced  # still written: the file itself is kept (keep_displaced), never unlinked here
-        os.unlink(tmp)
+        try:
+            os.unlink(tmp)
+        except OSError:  # no file (a directory put there since the read): swapped back, never left at tmp
+            with contextlib.suppress(OSError):
+                exchange(tmp, str(path))
+            raise
     else:
         try:
             fd: int | None = os.open(path, os.O_RDONLY | O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))

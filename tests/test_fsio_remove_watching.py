@@ -37,3 +37,16 @@ def test_a_file_with_the_bytes_read_is_removed_and_another_save_kept(tmp_path: P
     path.write_bytes(b"saved since\n")
     assert fsio.remove_watching(path, b"read\n", _keep(kept)) == "kept"
     assert kept == [b"saved since\n"]
+
+
+def test_a_watched_replace_leaves_a_directory_put_at_the_path_there_whole(tmp_path: Path) -> None:
+    """The swap (``renameat2(RENAME_EXCHANGE)``) takes a directory as well as a file: it is swapped back, and the
+    write fails naming the path, with nothing of ours left."""
+    path = tmp_path / "notes.md"
+    path.mkdir()
+    (path / "inner.txt").write_text("a person's text\n")
+    with pytest.raises(OSError) as caught:
+        fsio.replace_watching(path, b"our new version\n", b"what the caller read\n")
+    assert str(path) in str(caught.value)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.md"]
+    assert (path / "inner.txt").read_text() == "a person's text\n"
