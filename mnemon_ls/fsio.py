@@ -197,6 +197,7 @@ def write_files_atomically(
 
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
+_RENAME_NOREPLACE = 1
 
 
 @functools.cache
@@ -247,7 +248,12 @@ def _rename_watching(tmp: str, path: Path, expected: bytes | None) -> bytes | No
         displaced = fswatch.settled_displaced(tmp)  # the name tmp now holds what path held at the swap
         if displaced is not None and displaced.held:
             return displaced  # still written: the file itself is kept (keep_displaced), never unlinked here
-        os.unlink(tmp)
+        try:
+            os.unlink(tmp)
+        except OSError:  # no file (a directory put there since the read): swapped back, never left at tmp
+            with contextlib.suppress(OSError):
+                exchange(tmp, str(path))
+            raise
     else:
         try:
             fd: int | None = os.open(path, os.O_RDONLY | O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
@@ -268,7 +274,8 @@ def remove_watching(path: Path, expected: bytes | None, keep: Callable[[Displace
     them (``held``: the file itself, for :func:`keep_displaced`) and what it returns (where it kept them) is
     returned. ``None``: removed as read (or already gone). When ``keep`` raises, the file is put back at ``path``
     (a hard link, never over a file saved there since; else left at its temp name) and the error raised. The
-    directory is fsynced. Raises the :class:`OSError` of the rename."""
+    directory is fsynced. Raises the :class:`OSError` of the rename, or of the removal when what stands at ``path``
+    is no file (a directory put there since the read: renamed back first, never removed)."""
     nowait.check(path)
     tmp = str(temp_name(path))
     try:
@@ -285,9 +292,28 @@ def remove_watching(path: Path, expected: bytes | None, keep: Callable[[Displace
                 os.link(tmp, path, follow_symlinks=False)  # FileExistsError: saved again meanwhile: tmp stays
                 os.unlink(tmp)
             raise
-    os.unlink(tmp)
+    try:
+        os.unlink(tmp)
+    except OSError:  # not a file (a directory put there since the read): put back as it is, never left at tmp
+        _put_back(tmp, path)
+        raise
     _fsync_dir(path.parent)
     return None
+
+
+def _put_back(tmp: str, path: Path) -> None:
+    """Rename ``tmp`` back to ``path`` unless something stands there again (then ``tmp`` stays); never raises."""
+    function = _renameat2()
+    with contextlib.suppress(OSError):
+        if function is not None:
+            if function(_AT_FDCWD, os.fsencode(tmp), _AT_FDCWD, os.fsencode(path), _RENAME_NOREPLACE) == 0:
+                return
+            import ctypes
+
+            if ctypes.get_errno() not in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP):
+                return  # EEXIST: saved there again meanwhile
+        if not os.path.lexists(path):
+            os.rename(tmp, path)
 
 
 @storage_errors

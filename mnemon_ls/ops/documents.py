@@ -261,6 +261,7 @@ def _restore(call: Call, p: DocumentRestoreParams) -> Any:
 def _mutation_text(data: dict[str, Any], _call: Call, _p: Any) -> str:
     document = data["document"]
     maintenance = f"\n{data['maintenance']['summary']}" if data.get("maintenance") else ""
+    maintenance = "".join(f"\n{line}" for line in humantext.preserved_lines(data)) + maintenance
     cites = "".join(f"\ncites {humantext.citation_text(c)}" for c in data.get("cites") or ())
     cites += "".join(f"\n{line}" for line in humantext.superseding_lines(data))
     if data["action"] == "unchanged":  # a no-op update: the notice says which revision was kept

@@ -306,14 +306,25 @@ def document_updated(data: Mapping[str, Any], _params: Any = None) -> str:
     """The message of "Update document from file" (``documents.updateFromFile``): the document's title and
     new revision; for a file that already is the document's body, ``document unchanged: <title>: no change;
     revision N kept``; for a file whose text a hand edit of the managed file already held, ``document adopted:
-    <title> (revision N): <notice>``."""
+    <title> (revision N): <notice>``; each file kept under ``documents/edits/`` follows (:func:`preserved_lines`)."""
     document = data["document"]
+    kept = "".join(f"; {line}" for line in preserved_lines(data))
     if data.get("action") == "unchanged":
-        return f"document unchanged: {document['title']}: {'; '.join(data.get('notices') or ())}"
+        return f"document unchanged: {document['title']}: {'; '.join(data.get('notices') or ())}{kept}"
     if data.get("action") == "adopted":
         return (f"document adopted: {document['title']} (revision {document['revision']}): "
-                f"{'; '.join(data.get('notices') or ())}")
-    return f"document updated: {document['title']} (revision {document['revision']})"
+                f"{'; '.join(data.get('notices') or ())}{kept}")
+    return f"document updated: {document['title']} (revision {document['revision']}){kept}"
+
+
+def preserved_lines(data: Mapping[str, Any]) -> list[str]:
+    """One line per file a Documents write kept rather than replace or remove (its result's ``preserved``:
+    ``{what was on disk: where it is kept}``, a hand edit or a save made during the write, under
+    ``documents/edits/``): ``kept <what> at <where>``; ``[]`` when it kept none."""
+    preserved = data.get("preserved")
+    if not isinstance(preserved, Mapping):
+        return []
+    return [f"kept {name} at {saved}" for name, saved in preserved.items()]
 
 
 def citation_text(cite: dict[str, Any]) -> str:

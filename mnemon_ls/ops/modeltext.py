@@ -181,7 +181,7 @@ def document_hits(data: Mapping[str, Any]) -> str:
 
 def document_result(data: Mapping[str, Any]) -> str:
     """A Documents mutation result: action, title, id, revision, managed path (a no-op update, or one that adopted
-    a hand edit: the notices too)."""
+    a hand edit: the notices too), then each file kept under ``documents/edits/`` (``kept <what> at <where>``)."""
     document = data.get("document", {})
     if data.get("action") == "unchanged":  # a no-op update: the notice names the revision kept
         text = (f"Document unchanged: {document.get('title')} (id: {document.get('id')}): "
@@ -191,6 +191,9 @@ def document_result(data: Mapping[str, Any]) -> str:
                 f"revision {document.get('revision')}, {document.get('relativePath')}")
         if data.get("action") == "adopted":  # an update whose text a hand edit on disk held: the notice says so
             text += f": {'; '.join(data.get('notices') or ())}"
+    from .humantext import preserved_lines
+
+    text += "".join(f"\n{line}" for line in preserved_lines(data))  # a save made during the write, kept
     if isinstance(data.get("maintenance"), Mapping):  # cold archival ran first (issue 9)
         text += f"\n{data['maintenance'].get('summary', '')}"
     return "\n".join([text, *cites_lines(data)])

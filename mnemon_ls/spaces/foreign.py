@@ -5,7 +5,8 @@ native space's ``mnemon.db`` has another writer, the Mnemon CLI (shared/referenc
 no redaction), and a third-party engine stores what its own clients gave it. Nothing in a row says who wrote it
 (``source`` is a free string both writers fill with ``user``/``agent``), so under ``secrets: redact`` the results a
 recall sends (at most :data:`~mnemon_ls.spaces.model.MAX_RESULTS`) are passed through the redaction pass
-(:func:`redact_results`): their content with :func:`~mnemon_ls.redact.find_secrets`, their tags and entities as
+(:func:`redact_results`): their content with :func:`~mnemon_ls.redact.find_secrets`, their source, category, tags
+and entities as
 labels, as the write path judges them (a ``branch:<name>`` tag like a branch name). The pass is already imported by
 :mod:`.service` (the write path's :class:`~mnemon_ls.redact.Scrubber`) and costs ~0.2 ms per 10 KiB of prose
 (``bench/results/redact.md``), so a recall pays for the few results it sends only. A long-lived server sends the
@@ -61,10 +62,11 @@ def _label(value: Any, tag: bool) -> tuple[Any, tuple[str, ...]]:
 
 
 def redact_results(results: list[dict[str, Any]], space: tuple[str, str] | None = None) -> list[str]:
-    """Redact each recall result of ``results`` in place (``content`` as text; ``tags``, ``entities`` and
-    ``branches`` element by element) and return one notice per result changed, naming its space and item id and
-    the kinds found (never the value). Results without a credential are left as they are. ``space``: ``(id,
-    name)`` of the space every result is from, for items that do not name it (``Item.to_dict()`` shapes)."""
+    """Redact each recall result of ``results`` in place (``content`` as text; ``source`` and ``category`` as
+    labels; ``tags``, ``entities`` and ``branches`` element by element) and return one notice per result
+    changed, naming its space and item id and the kinds found (never the value). Results without a credential are
+    left as they are. ``space``: ``(id, name)`` of the space every result is from, for items that do not name it
+    (``Item.to_dict()`` shapes)."""
     notices: list[str] = []
     for result in results:
         kinds: list[str] = []
@@ -72,6 +74,11 @@ def redact_results(results: list[dict[str, Any]], space: tuple[str, str] | None 
         if isinstance(content, str):
             result["content"], found = _text(content)
             kinds.extend(found)
+        for key in ("source", "category"):  # free strings in mnemon.db (and a third-party engine's rows)
+            new, found = _label(result.get(key), False)
+            if found:
+                result[key] = new
+                kinds.extend(found)
         for key, tag in (("tags", True), ("entities", False), ("branches", False)):
             values = result.get(key)
             if not isinstance(values, list):

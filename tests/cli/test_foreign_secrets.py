@@ -22,6 +22,8 @@ from tests.helpers.zygote import mnemon_command
 from tests.redact_samples import AWS_ID, GITHUB
 
 SECRET = GITHUB["ghp"]
+#: What a read must leave as it is in a row.
+STORED = "SELECT id, content, category, tags, entities, source FROM insights ORDER BY id"
 
 
 def run(repo: Path, root: Path, *argv: str, check: bool = True, secrets: str | None = None,
@@ -207,3 +209,38 @@ def test_review_lists_a_credential_the_mnemon_cli_stored_redacted(space):
     data = json.loads(run(repo, root, "review", "--json").stdout)
     assert SECRET not in json.dumps(data)
     assert f"the old deploy token is {SECRET}" in run(repo, root, "review", secrets="allow").stdout
+
+
+def test_a_credential_the_cli_stored_as_source_or_category_reaches_recall_and_related_redacted(space):
+    """``source`` and ``category`` are free strings in ``mnemon.db``: another writer's value there is sent redacted
+    too (it was sent whole in the JSON of recall and space related), and the rows are left as they are."""
+    repo, root, db_path = space
+    ours = json.loads(run(repo, root, "recall", "make release", "--json").stdout)["results"][0]["id"]
+    now = "2026-12-01T10:00:00Z"
+    with sqlite3.connect(db_path) as db:
+        for ident, category, source in (("c0ffee00-0000-4000-8000-00000000000a", "fact", SECRET),
+                                        ("c0ffee00-0000-4000-8000-00000000000b", AWS_ID, "user")):
+            db.execute("INSERT INTO insights(id, content, category, importance, tags, entities, source, access_count, "
+                       "created_at, updated_at) VALUES(?, 'the staging deploy notes', ?, 3, '[]', '[]', ?, 0, ?, ?)",
+                       (ident, category, source, now, now))
+            db.execute("INSERT INTO oplog(operation, insight_id, detail, created_at) VALUES('remember', ?, 'x', ?)",
+                       (ident, now))
+        before = db.execute(STORED).fetchall()
+    db.close()
+    for ident in ("c0ffee00-0000-4000-8000-00000000000a", "c0ffee00-0000-4000-8000-00000000000b"):
+        run(repo, root, "space", "link", ours, ident, "--space", "default")
+    recalled = json.loads(run(repo, root, "recall", "staging deploy notes", "--limit", "50", "--json").stdout)
+    related = json.loads(run(repo, root, "space", "related", ours, "--space", "default", "--json").stdout)
+    for items in (recalled["results"], related["items"]):
+        assert SECRET not in json.dumps(items) and AWS_ID not in json.dumps(items)
+        by_id = {i["id"]: i for i in items}
+        assert by_id["c0ffee00-0000-4000-8000-00000000000a"]["source"] == "[redacted:github-token]"
+        assert by_id["c0ffee00-0000-4000-8000-00000000000b"]["category"] == "[redacted:aws-access-key-id]"
+    assert any("item c0ffee00-0000-4000-8000-00000000000a holds what looks like a credential (github-token)" in n
+               for n in related["notices"])
+    with sqlite3.connect(db_path) as db:
+        assert db.execute(STORED).fetchall() == before  # a recall counts an access, nothing more
+    db.close()
+    allowed = json.loads(run(repo, root, "recall", "staging deploy notes", "--limit", "50", "--json",
+                             secrets="allow").stdout)
+    assert SECRET in json.dumps(allowed["results"]) and AWS_ID in json.dumps(allowed["results"])

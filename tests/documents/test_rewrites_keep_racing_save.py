@@ -95,3 +95,23 @@ def test_a_save_while_redaction_rewrites_a_document_is_kept(tmp_path: Path, monk
     assert AWS_ID.encode() not in path.read_bytes()
     edits = sorted((root / "documents" / "edits").iterdir())
     assert [p.read_bytes() for p in edits] == [save]
+
+
+def test_the_person_and_the_assistant_are_told_where_a_save_during_an_archive_is_kept(tmp_path: Path) -> None:
+    """The archive's ``preserved`` reached the JSON only: the command line's text and the assistant's said
+    "Document archived" and nothing of the save kept under ``documents/edits/``."""
+    from mnemon_ls.ops import documents as document_ops, humantext, modeltext
+
+    store, root, _workspace, clock = make_store(tmp_path)
+    created = store.create("Release plan", "Tag, build.")
+    doc_id, path = created.document.record.id, Path(created.document.path)
+    clock.tick()
+    save = path.read_bytes().replace(b"Tag, build.", b"Tag, build, sign (typed by a person).")
+    store._step_hook = lambda step: save_by_rename(path, save) if step == "archive:committed" else None
+    data = store.moves.archive(doc_id, 1, summary="done").to_dict()
+    store._step_hook = None
+    [kept] = (root / "documents" / "edits").iterdir()
+    line = f"kept documents/active/{path.name} (saved during the write) at {kept}"
+    assert line in document_ops._mutation_text(data, None, None).splitlines()
+    assert line in modeltext.document_result(data).splitlines()
+    assert humantext.document_updated(data).endswith(f"; {line}")
