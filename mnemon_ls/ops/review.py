@@ -11,10 +11,9 @@ A memory is named by its Source and its side-file key (:mod:`mnemon_ls.citations
 ``{source, key, id, label, title?, content, preview, updatedAt, age}`` (``content``: the whole text of a MEMORY.md
 entry, which its Edit and Remove select by, of a record or an item; a document's description; ``title``: a record's or a
 document's; ``preview``: title and content on one line, at most :data:`PREVIEW_CHARS`; ``age``: whole days, ``"3d"``;
-under ``secrets: redact`` the preview, the title and every content but a MEMORY.md entry's are redacted, as a recall
-redacts what another program stored)
-plus the Source's ids (``spaceId``, ``scope``; a runtime entry's ``target``); a key whose memory is no longer there (an
-entry edited by hand, a forgotten item) is left out.
+under ``secrets: redact`` or ``reject`` the preview, the title and every content but a MEMORY.md entry's are redacted,
+as a recall redacts what another program stored) plus the Source's ids (``spaceId``, ``scope``; a runtime entry's
+``target``); a key whose memory is no longer there (an entry edited by hand, a forgotten item) is left out.
 """
 
 from __future__ import annotations
@@ -96,7 +95,7 @@ class _Memories:
         content = found.pop("content")
         title = found.get("title")
         shown = content
-        if getattr(self.call.host.settings, "secrets", "redact") == "redact":  # what another program stored
+        if getattr(self.call.host.settings, "secrets", "redact") != "allow":  # what another program stored
             from ..redact import redact_text
 
             shown = redact_text(content)[0] if content else content

@@ -298,10 +298,10 @@ class RuntimeSource:
         return snapshot, repairs
 
     def redacts_on_read(self) -> bool:
-        """Whether what the last :meth:`read` saw is shown redacted (:mod:`.foreign`): ``secrets`` is ``redact``
-        and a store's ``memories.json`` may hold a value another program wrote
+        """Whether what the last :meth:`read` saw is shown redacted (:mod:`.foreign`): ``secrets`` is ``redact`` or
+        ``reject`` and a store's ``memories.json`` may hold a value another program wrote
         (:meth:`~.store.RuntimeStore.written_elsewhere`). Cheap: no parse, nothing imported."""
-        return self.settings.secrets == "redact" and any(store.written_elsewhere() for store in self.stores)
+        return self.settings.secrets != "allow" and any(store.written_elsewhere() for store in self.stores)
 
     def redact_listed(self, entries: list[dict[str, Any]]) -> list[str]:
         """Redact the ``content`` of listed entries (``Entry.to_json()`` shapes, USER.md ones first) in place when

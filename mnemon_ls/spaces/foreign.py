@@ -1,18 +1,17 @@
 """Recall results holding a credential another program stored: sent redacted, the store left as it is.
 
-Every write of mnemon-ls into a Memory Space passes :mod:`mnemon_ls.redact` first (DESIGN.md invariant 9), but a
-native space's ``mnemon.db`` has another writer, the Mnemon CLI (shared/reference/mnemon-cli.md: same file format,
-no redaction), and a third-party engine stores what its own clients gave it. Nothing in a row says who wrote it
-(``source`` is a free string both writers fill with ``user``/``agent``), so under ``secrets: redact`` the results a
+Every write of mnemon-ls into a Memory Space passes :mod:`mnemon_ls.redact` first (DESIGN.md invariant 9), but a native
+space's ``mnemon.db`` has another writer, the Mnemon CLI (shared/reference/mnemon-cli.md: same file format, no
+redaction), and a third-party engine stores what its own clients gave it. Nothing in a row says who wrote it (``source``
+is a free string both writers fill with ``user``/``agent``), so under ``secrets: redact`` (or ``reject``) the results a
 recall sends (at most :data:`~mnemon_ls.spaces.model.MAX_RESULTS`) are passed through the redaction pass
-(:func:`redact_results`): their content with :func:`~mnemon_ls.redact.find_secrets`, their source, category, tags
-and entities as
-labels, as the write path judges them (a ``branch:<name>`` tag like a branch name). The pass is already imported by
-:mod:`.service` (the write path's :class:`~mnemon_ls.redact.Scrubber`) and costs ~0.2 ms per 10 KiB of prose
-(``bench/results/redact.md``), so a recall pays for the few results it sends only. A long-lived server sends the
-same items again and again: each text's verdict is kept (:func:`_text`, :func:`_label_of`: pure functions of the
-string, the last :data:`MEMO_SIZE` texts of at most :data:`MEMO_CHARS` characters), so an item sent before costs a
-dictionary lookup.
+(:func:`redact_results`): their content with :func:`~mnemon_ls.redact.find_secrets`, their source, category, tags and
+entities as labels, as the write path judges them (a ``branch:<name>`` tag like a branch name). The pass is already
+imported by :mod:`.service` (the write path's :class:`~mnemon_ls.redact.Scrubber`) and costs ~0.2 ms per 10 KiB of prose
+(``bench/results/redact.md``), so a recall pays for the few results it sends only. A long-lived server sends the same
+items again and again: each text's verdict is kept (:func:`_text`, :func:`_label`: pure functions of the string, the
+last :data:`MEMO_SIZE` texts of at most :data:`MEMO_CHARS` characters), so an item sent before costs a dictionary
+lookup.
 """
 
 from __future__ import annotations

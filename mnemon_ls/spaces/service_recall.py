@@ -136,8 +136,8 @@ class SpacesRecall:
     def related(self, space_id: str, item_id: str, *, depth: int = 2, edge_type: str | None = None,
                 limit: int = 20) -> dict[str, Any]:
         """Walk the graph from one item of an active space: ``{"spaceId", "spaceName", "id", "items":
-        [Item + depth, edgeType], "notices"?}``. Under ``secrets: redact`` the items are sent redacted as recall
-        results are (:func:`.foreign.redact_results`: what another program stored), a notice per item changed.
+        [Item + depth, edgeType], "notices"?}``. Under ``secrets: redact`` or ``reject`` the items are sent redacted as
+        recall results are (:func:`.foreign.redact_results`: what another program stored), a notice per item changed.
         Raises :class:`InvalidInput` for a malformed argument and :class:`~mnemon_ls.errors.ItemNotFound`
         (``id``, exit 3) when no active item has the id."""
         record = self._readable(space_id, "spaceId")
@@ -154,7 +154,7 @@ class SpacesRecall:
             raise item_not_found(exc, {"id": key}) from None
         data: dict[str, Any] = {"spaceId": record.id, "spaceName": record.name, "id": key,
                                 "items": [i.to_dict() for i in items]}
-        if data["items"] and getattr(self, "secrets", None) == "redact":
+        if data["items"] and getattr(self, "secrets", "redact") != "allow":
             from .foreign import redact_results
 
             notices = redact_results(data["items"], space=(record.id, record.name))
@@ -314,7 +314,7 @@ class SpacesRecall:
                                         1 / (RRF_K + rank) if federated else None))
             if item.updated_at is not None or item.accessed_at is not None:
                 times[f"{record.id}/{item.id}"] = (item.updated_at, item.accessed_at)
-        if results and getattr(self, "secrets", None) == "redact":  # what another program stored (.foreign)
+        if results and getattr(self, "secrets", "redact") != "allow":  # what another program stored (.foreign)
             from .foreign import redact_results  # the pass itself is loaded already (.service's Scrubber)
 
             notices.extend(redact_results(results))
