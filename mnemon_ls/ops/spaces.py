@@ -290,6 +290,11 @@ def _remember_text(data: dict[str, Any], call: Call, _p: Any) -> str:
     return text + (f"\nnote: {notice}" if notice else "")
 
 
+#: Where a person finds an item id: the human recall lines do not show it (the CLI help of ITEM_ID arguments).
+_ITEM_ID_HELP = ("the exact item id, in full: `remember` prints it, `recall --json` gives it as `id` "
+                 "(the plain recall output does not show it)")
+
+
 def _recall_text(data: dict[str, Any], _call: Call, _p: Any) -> str:
     lines = []
     for item in data["results"]:
@@ -534,7 +539,8 @@ OPERATIONS = (
             narrow={"depth": Annotated[int, Field(ge=1, le=5)], "edge_type": EdgeType | None},
             fixed={"limit": TOOL_RECALL_MAX}),
         cli=CliCommand(("space", "related"), "walk the graph from an item", (
-            CliArg("id", metavar="ITEM_ID"), _SPACE_ARG, CliArg("depth", flag="--depth", default=2)),
+            CliArg("id", metavar="ITEM_ID", help=_ITEM_ID_HELP), _SPACE_ARG,
+            CliArg("depth", flag="--depth", default=2)),
             text=_space_text("related"))),
     Operation(
         "spaces.link", LinkParams,
@@ -550,7 +556,8 @@ OPERATIONS = (
             "exact ids mnemon_recall returned.",
             narrow={"edge_type": EdgeType, "weight": Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]}),
         cli=CliCommand(("space", "link"), "link two items", (
-            CliArg("source_id", metavar="SOURCE_ID"), CliArg("target_id", metavar="TARGET_ID"), _SPACE_ARG,
+            CliArg("source_id", metavar="SOURCE_ID", help=f"the item the edge starts from; {_ITEM_ID_HELP}"),
+            CliArg("target_id", metavar="TARGET_ID", help=f"the item the edge points to; {_ITEM_ID_HELP}"), _SPACE_ARG,
             CliArg("edge_type", flag="--type", default="semantic",
                    choices=("temporal", "semantic", "causal", "entity"))),
             text=_space_text("link"))),
@@ -566,5 +573,5 @@ OPERATIONS = (
         cli=CliCommand(("space", "forget"),
                        "forget an item by exact id (a native space soft-deletes it; a provider deletes it its own "
                        "way)", (
-            CliArg("id", metavar="ITEM_ID"), _SPACE_ARG), text=_space_text("forget"))),
+            CliArg("id", metavar="ITEM_ID", help=_ITEM_ID_HELP), _SPACE_ARG), text=_space_text("forget"))),
 )
