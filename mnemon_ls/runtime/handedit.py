@@ -35,7 +35,8 @@ are never paired, removed or moved by a hand edit.
 Every item goes through :func:`mnemon_ls.runtime.ops.validate_request` (size, ``§``, control characters,
 valid Unicode) and the result through :func:`~mnemon_ls.runtime.ops.check_capacity`; a bracketed
 annotation naming branches (``[branches=main]``, as the wake snapshot prints metadata) is refused, since
-branch scope is never set by a hand edit (and never applies to ``USER.md``). Any problem rejects the
+branch scope is never set by a hand edit (and never applies to ``USER.md``), and so is one naming the
+importance (``[importance=critical]``), which would otherwise be stored as words of the entry. Any problem rejects the
 whole file; every problem is listed with the 1-based item number it belongs to.
 """
 
@@ -62,6 +63,8 @@ _BOM = "\ufeff"
 _SEPARATOR = re.compile(r"^[ \t]*\u00a7[ \t]*$")
 #: A bracketed annotation that names a branch scope: ``[branches=main]``, ``[importance=low; branch: x]``.
 _BRANCH_ANNOTATION = re.compile(r"\[[^\[\]]*\bbranch(?:es)?\s*[=:][^\[\]]*\]", re.IGNORECASE)
+#: An importance annotation as the wake snapshot prints one (``[importance=critical; created=0d]``).
+_IMPORTANCE_ANNOTATION = re.compile(r"\[[^\[\]]*\bimportance\s*[=:][^\[\]]*\]", re.IGNORECASE)
 #: Largest group (entries x items) paired by similarity; larger groups pair by position.
 _MAX_SIMILARITY_CELLS = 10_000
 
@@ -207,6 +210,12 @@ def plan_import(entries: Sequence[Entry], target: Target, text: str, now: str, l
             rule = ("USER.md entries are never branch-scoped (branches apply to target=memory only)" if target == "user"
                     else "branch scope cannot be set by a hand edit; use `mnemon-ls runtime replace --branch`")
             problems.append(ItemProblem(number, "branches", rule, "invalid-input", _excerpt(raw)))
+            continue
+        if _IMPORTANCE_ANNOTATION.search(raw):  # else stored as words of the entry, its importance unchanged
+            problems.append(ItemProblem(
+                number, "importance", "importance cannot be set by a hand edit (the annotation would be stored as "
+                "text); use `mnemon-ls runtime replace --old-text TEXT --importance critical|normal|low`",
+                "invalid-input", _excerpt(raw)))
             continue
         try:
             request = ops.validate_request("add", target, raw)

@@ -179,6 +179,9 @@ def test_restore_mode_saves_the_edit_and_rebuilds_the_file(root, clock):
 # ================================================================= rejected edits: saved, reported, nothing applied
 
 
+_IMPORTANCE_RULE = ("importance cannot be set by a hand edit (the annotation would be stored as text); use "
+                    "`mnemon-ls runtime replace --old-text TEXT --importance critical|normal|low`")
+
 REJECTED = {
     "delimiter-inside-item": ("MEMORY.md", "alpha\n§\nbeta § gamma\n", {}, 2, "content",
                               "must not contain '\u00a7' (U+00A7), the reserved entry delimiter"),
@@ -192,6 +195,11 @@ REJECTED = {
     "memory-branch-annotation": ("MEMORY.md", "alpha\n§\n[importance=normal; branches=dev]\nbeta\n", {}, 2,
                                  "branches", "branch scope cannot be set by a hand edit; use "
                                              "`mnemon-ls runtime replace --branch`"),
+    # found by a new user: "[importance=critical]" over an entry, as the wake prints it, was stored as its words
+    "memory-importance-annotation": ("MEMORY.md", "[importance=critical]\nalpha\n§\nbeta\n", {}, 1, "importance",
+                                     _IMPORTANCE_RULE),
+    "user-wake-annotation": ("USER.md", "[importance=normal; created=0d; updated=0d]\nName: Ada\n", {}, 1,
+                             "importance", _IMPORTANCE_RULE),
     "repeated-item": ("MEMORY.md", "alpha\n§\nbeta\n§\nalpha\n", {}, 3, "content",
                       "repeats item 1 of MEMORY.md; an entry appears once"),
     "over-capacity": ("MEMORY.md", "alpha\n§\nbeta\n§\ngamma\n§\n" + "y" * 40 + "\n", {"memoryLimitBytes": 60}, None,
