@@ -15,7 +15,6 @@ import sqlite3
 from typing import Any, Callable, Sequence
 
 from ... import nowait
-from ...errors import InvalidInput
 from ..index import TOKENIZER
 from ..model import WALK_EDGE_TYPES, Item, epoch_seconds
 from .base import KeepFn, SearchOutcome, sparse_hint
@@ -23,7 +22,7 @@ from .hybrid import hybrid_rank, vector_pool
 from .. import accessflush
 from ..accessflush import PENDING_CAP
 from .native_load import Completer, item_from_row, item_importance, load_items, partial_order
-from .native_schema import _BUSY_SLICE_MS, ACCESS_FLUSH_THRESHOLD, _json_list
+from .native_schema import _BUSY_SLICE_MS, ACCESS_FLUSH_THRESHOLD, _json_list, missing_item
 from ..keywordscore import OUTSIDE_RANGE_CAP, keyword_score
 from ..querysense import ELSEWHERE_NOTICE, WEAK_MATCH_CAP, WEAK_MATCH_FACTOR, answered_elsewhere, sense, weak_matcher
 from ...text import QueryTerm
@@ -475,7 +474,7 @@ class NativeRecall:
 
         def walk(db: sqlite3.Connection) -> list[Item]:
             if db.execute("SELECT 1 FROM insights WHERE id = ? AND +deleted_at IS NULL", (item_id,)).fetchone() is None:
-                raise InvalidInput("id", "no active item with this id in the space (missing or forgotten)",
+                raise missing_item(db, "id", item_id, "no active item with this id in the space (missing or forgotten)",
                                    id=item_id, spaceId=self.space_id)
             marks = ",".join("?" * len(types))
             seen = {item_id}

@@ -12,6 +12,8 @@ import json
 import sqlite3
 from typing import Any
 
+from ...errors import InvalidInput
+
 PROVIDER_ID = "mnemon-native"
 DB_FILE = "mnemon.db"
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -129,3 +131,16 @@ def _is_busy(exc: BaseException) -> bool:
         return (code & 0xFF) in (5, 6)  # SQLITE_BUSY, SQLITE_LOCKED
     text = str(exc).lower()
     return "locked" in text or "busy" in text
+
+
+def missing_item(db: sqlite3.Connection, field_name: str, item_id: str, rule: str, **data: Any) -> InvalidInput:
+    """The :class:`InvalidInput` for an ``item_id`` no active item of ``db`` has: ``rule`` naming ``field_name``,
+    and, when ``item_id`` is the start of active ids (a shortened id, as document ids may be), that an item id is
+    exact and in full, naming the one it starts when there is one. ``data`` goes into the error's data."""
+    rows = db.execute("SELECT id FROM insights WHERE deleted_at IS NULL AND substr(id, 1, ?) = ? LIMIT 2",
+                      (len(item_id), item_id)).fetchall() if item_id else []
+    if len(rows) == 1:
+        rule += f"; an item id is exact and in full: {rows[0][0]} starts with it"
+    elif rows:
+        rule += "; an item id is exact and in full (several items start with this)"
+    return InvalidInput(field_name, rule, **data)

@@ -19,7 +19,7 @@ from ...errors import InvalidInput, choice_rule
 from ..index import BULK_ROWS, TOKENIZER, IndexRow
 from ..model import EDGE_TYPES, epoch_seconds, parse_time, rfc3339
 from .base import ExportEdge, ExportItem
-from .native_schema import _ROW_COLUMNS, BULK_CACHE_KIB, CACHE_KIB, _json_dump
+from .native_schema import _ROW_COLUMNS, BULK_CACHE_KIB, CACHE_KIB, _json_dump, missing_item
 
 
 class NativeWrites:
@@ -225,8 +225,8 @@ class NativeWrites:
                 for field_name, key in (("sourceId", source_id), ("targetId", target_id)):
                     if db.execute("SELECT 1 FROM insights WHERE id = ? AND +deleted_at IS NULL",
                                   (key,)).fetchone() is None:
-                        raise InvalidInput(field_name,
-                                           "no active item with this id in the space (missing or forgotten)",
+                        raise missing_item(db, field_name,
+                                           key, "no active item with this id in the space (missing or forgotten)",
                                            id=key, spaceId=self.space_id)
                 if edge_type == "supersedes" and not self._supersedes:
                     raise InvalidInput("edgeType", "this store's schema predates supersedes edges; "
@@ -254,7 +254,8 @@ class NativeWrites:
             def body(db: sqlite3.Connection) -> dict[str, Any]:
                 active = db.execute("SELECT 1 FROM insights WHERE id = ? AND deleted_at IS NULL", (item_id,))
                 if active.fetchone() is None:
-                    raise InvalidInput("id", "no active item with this id in the space (unknown or already forgotten)",
+                    raise missing_item(db, "id", item_id,
+                                       "no active item with this id in the space (unknown or already forgotten)",
                                        id=item_id, spaceId=self.space_id)
                 fp = self._sync(db)
                 now = self._now()
