@@ -307,7 +307,10 @@ def _recall_text(data: dict[str, Any], _call: Call, _p: Any) -> str:
         lines.extend(f"      cites {humantext.citation_text(c)}" for c in item.get("cites") or ())
     lines.extend(humantext.recall_hidden_lines(data.get("hidden") or {}))
     lines.extend(f"note: {n}" for n in data.get("notices", []))
-    lines.append(f"{len(data['results'])} result(s)" + (f"; {data['hint']}" if data.get("hint") else ""))
+    hint = data.get("hint")
+    if hint == "no active space":  # say how to get one (a person; the JSON and the other surfaces keep the hint)
+        hint += " (`mnemon-ls space create --name NAME --active` makes one; `mnemon-ls space activate SPACE` reads one)"
+    lines.append(f"{len(data['results'])} result(s)" + (f"; {hint}" if hint else ""))
     return "\n".join(lines)
 
 

@@ -29,7 +29,9 @@ async def test_an_empty_recall_says_runtime_memory_holds_matching_entries(cli: C
     cli.ok("runtime", "add", "--content", "Staging deploy port on the feature branch is 9443", "--branch", "feature")
 
     said = cli.ok("recall", "what port does the staging deploy use").splitlines()
-    assert said == [f"note: {_note(CLI_WHERE)}", "0 result(s); no active space"]  # before: only the last line
+    assert said == [f"note: {_note(CLI_WHERE)}",  # before: only the last line
+                    "0 result(s); no active space (`mnemon-ls space create --name NAME --active` makes one; "
+                    "`mnemon-ls space activate SPACE` reads one)"]
     data = json.loads(cli.ok("recall", "staging deploy port", "--json"))
     assert data["results"] == [] and data["runtimeMatches"] == {"MEMORY.md": 1}  # the feature entry is hidden here
     assert data["notices"] == [_note(CLI_WHERE)]
