@@ -325,18 +325,7 @@ def keep_displaced(directory: Path, name: str, displaced: bytes) -> Path:
     held = getattr(displaced, "held", None)
     if not held:
         return copy_file_exclusive(directory, name, bytes(displaced))
-    nowait.check(directory)
-    ensure_dir(directory)
-    stem, dot, ext = name.rpartition(".")
-    candidate, n = directory / name, 1
-    while True:
-        try:
-            os.link(held, candidate, follow_symlinks=False)
-        except FileExistsError:
-            n += 1
-            candidate = directory / (f"{stem}-{n}.{ext}" if dot else f"{name}-{n}")
-            continue
-        break
+    candidate = _first_free(directory, name, lambda path: os.link(held, path, follow_symlinks=False))
     os.unlink(held)
     _fsync_dir(directory)
     _fsync_dir(Path(held).parent)
@@ -368,18 +357,25 @@ def copy_file_exclusive(directory: Path, name: str, data: bytes) -> Path:
     Used to preserve hand edits and quarantined files. Returns the path written. Creates ``directory``
     (0700) when missing.
     """
+    candidate = _first_free(directory, name, lambda path: _write_durably(path, data, os.O_EXCL, FILE_MODE))
+    _fsync_dir(directory)
+    return candidate
+
+
+def _first_free(directory: Path, name: str, create: Callable[[Path], None]) -> Path:
+    """The path ``create`` made a new file at: ``directory/name``, else ``name-2.ext``, ``name-3.ext``... while
+    ``create`` raises :class:`FileExistsError` (it must create exclusively). Creates ``directory`` (0700)."""
     nowait.check(directory)
     ensure_dir(directory)
     stem, dot, ext = name.rpartition(".")
     candidate, n = directory / name, 1
     while True:
         try:
-            _write_durably(candidate, data, os.O_EXCL, FILE_MODE)
+            create(candidate)
         except FileExistsError:
             n += 1
             candidate = directory / (f"{stem}-{n}.{ext}" if dot else f"{name}-{n}")
             continue
-        _fsync_dir(directory)
         return candidate
 
 
