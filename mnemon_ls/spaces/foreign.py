@@ -17,7 +17,7 @@ lookup.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import Any, Callable
 
 from ..redact import redact_label, redact_text
 from .model import BRANCH_TAG_PREFIX
@@ -27,24 +27,23 @@ MEMO_SIZE = 4096
 MEMO_CHARS = 4096
 
 
-@lru_cache(maxsize=MEMO_SIZE)
-def _memo_text(value: str) -> tuple[str, tuple[str, ...]]:
-    new, matches = redact_text(value)
+def _scanned(redact: Callable[[str], tuple[str, list[Any]]], value: str) -> tuple[str, tuple[str, ...]]:
+    new, matches = redact(value)
     return new, tuple(m.kind for m in matches)
 
 
-@lru_cache(maxsize=MEMO_SIZE)
-def _memo_label(value: str) -> tuple[str, tuple[str, ...]]:
-    new, matches = redact_label(value)
-    return new, tuple(m.kind for m in matches)
+_memo = lru_cache(maxsize=MEMO_SIZE)(_scanned)  # keyed by (the pass, the text): both are hashable
+
+
+def _verdict(redact: Callable[[str], tuple[str, list[Any]]], value: str) -> tuple[str, tuple[str, ...]]:
+    """``(value redacted, the kinds found)`` by ``redact`` (:func:`~mnemon_ls.redact.redact_text` or
+    :func:`~mnemon_ls.redact.redact_label`), kept when at most :data:`MEMO_CHARS` characters (module doc)."""
+    return _memo(redact, value) if len(value) <= MEMO_CHARS else _scanned(redact, value)
 
 
 def _text(value: str) -> tuple[str, tuple[str, ...]]:
-    """``(value redacted, the kinds found)`` as a text (:func:`~mnemon_ls.redact.redact_text`), kept when short."""
-    if len(value) > MEMO_CHARS:
-        new, matches = redact_text(value)
-        return new, tuple(m.kind for m in matches)
-    return _memo_text(value)
+    """``(value redacted, the kinds found)`` as a text (:func:`~mnemon_ls.redact.redact_text`)."""
+    return _verdict(redact_text, value)
 
 
 def _label(value: Any, tag: bool) -> tuple[Any, tuple[str, ...]]:
@@ -52,12 +51,7 @@ def _label(value: Any, tag: bool) -> tuple[Any, tuple[str, ...]]:
     as a text); a value that is not a string is returned as it is."""
     if not isinstance(value, str):
         return value, ()
-    if tag and value.startswith(BRANCH_TAG_PREFIX):
-        return _text(value)
-    if len(value) > MEMO_CHARS:
-        new, matches = redact_label(value)
-        return new, tuple(m.kind for m in matches)
-    return _memo_label(value)
+    return _verdict(redact_text if tag and value.startswith(BRANCH_TAG_PREFIX) else redact_label, value)
 
 
 def redact_results(results: list[dict[str, Any]], space: tuple[str, str] | None = None) -> list[str]:
