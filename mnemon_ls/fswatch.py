@@ -16,6 +16,7 @@ import stat
 import sys
 import time
 from pathlib import Path
+from typing import Callable
 
 from .fsread import O_NOFOLLOW
 
@@ -66,6 +67,20 @@ def _writers_gone(fd: int) -> bool | None:
     return True
 
 
+def _await_writers(fd: int, timeout: float, unknown: Callable[[], bool]) -> bool:
+    """Wait until nobody has the file of ``fd`` open for writing (:func:`_writers_gone`; ``unknown()`` decides
+    where that cannot be told), polling every :data:`DISPLACED_POLL_SECONDS`, at most ``timeout`` seconds; returns
+    whether they were gone in time."""
+    deadline = time.monotonic() + timeout
+    while True:
+        gone = _writers_gone(fd)
+        if gone or (gone is None and unknown()):
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(DISPLACED_POLL_SECONDS)
+
+
 def settled_displaced(path: str, fd: int | None = None) -> Displaced | None:
     """The final bytes of the displaced file at ``path`` (or already open as ``fd``, closed here), once nobody
     writes it any more (:func:`_writers_gone`; where that cannot be told, an empty file once it has been left
@@ -80,19 +95,11 @@ def settled_displaced(path: str, fd: int | None = None) -> Displaced | None:
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return None
-        deadline = time.monotonic() + DISPLACED_WAIT_SECONDS
-        held = False
-        while True:
-            gone = _writers_gone(fd)
-            if gone is None:  # an empty file just written: an in-place save cut between truncation and write
-                info = os.fstat(fd)
-                gone = info.st_size > 0 or time.time() - info.st_mtime >= DISPLACED_SETTLE_SECONDS
-            if gone:
-                break
-            if time.monotonic() >= deadline:
-                held = True
-                break
-            time.sleep(DISPLACED_POLL_SECONDS)
+        def settled() -> bool:  # where no lease tells: an empty file just written is a save cut mid-way
+            info = os.fstat(fd)
+            return info.st_size > 0 or time.time() - info.st_mtime >= DISPLACED_SETTLE_SECONDS
+
+        held = not _await_writers(fd, DISPLACED_WAIT_SECONDS, settled)
         chunks, offset = [], 0
         while chunk := os.pread(fd, 1 << 20, offset):
             chunks.append(chunk)
@@ -118,9 +125,7 @@ def wait_for_writers(path: Path | str, timeout: float = DISPLACED_WAIT_SECONDS) 
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return
-        deadline = time.monotonic() + timeout
-        while _writers_gone(fd) is False and time.monotonic() < deadline:
-            time.sleep(DISPLACED_POLL_SECONDS)
+        _await_writers(fd, timeout, lambda: True)
     except OSError:
         return
     finally:
