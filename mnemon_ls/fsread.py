@@ -42,6 +42,13 @@ def _norm(path: Path | str) -> str:
     return os.path.normpath(os.path.abspath(os.fspath(path)))
 
 
+def is_within(path: Path | str, directory: Path | str) -> bool:
+    """Whether ``path`` is ``directory`` or lies under it, by their text (both absolute and normalized the same
+    way, e.g. ``os.path.normpath`` or ``os.path.realpath``: nothing is looked up on disk here)."""
+    path, directory = os.fspath(path), os.fspath(directory)
+    return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
+
+
 def confine(root: Path | str, anchor: Path | str | None = None) -> None:
     """Register ``root`` (a storage root) so that every later read of a store file and every write below
     it is checked by :func:`check_store_path`, starting at ``anchor``.

@@ -27,6 +27,7 @@ from typing import Any, Mapping, Sequence
 
 from ..digits import DIGITS, MAX_DIGITS
 from ..errors import InvalidInput, echo_repr, echo_value
+from ..fsread import is_within
 
 #: Largest file that may be cited, in bytes (2 MiB).
 MAX_FILE_BYTES = 2 * 1024 * 1024
@@ -172,10 +173,6 @@ def _path_of(cite: Any) -> Any:
     return cite.get("path") if isinstance(cite, Mapping) else cite.path
 
 
-def _inside(path: str, directory: str) -> bool:
-    return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
-
-
 def resolve(workspace: Path | None, storage_root: Path | None, cites: Sequence[Any],
             field: str = "cites") -> list[Citation]:
     """Each request to cite (``{path, startLine?, endLine?, symbol?}`` dicts or objects with those
@@ -204,7 +201,7 @@ def _resolve_one(workspace: Path, storage_root: Path | None, cite: Any, name: st
         raise InvalidInput(f"{name}.symbol", f"must be one line of 1..{MAX_SYMBOL_CHARS} characters")
     base = os.path.abspath(workspace)
     full = os.path.normpath(raw if os.path.isabs(raw) else os.path.join(base, raw))
-    if not _inside(full, base) or full == base:
+    if not is_within(full, base) or full == base:
         raise InvalidInput(f"{name}.path", f"must be a file inside the workspace {base} (got {echo_repr(raw)})")
     relative = os.path.relpath(full, base)
     parts = relative.split(os.sep)
@@ -213,7 +210,7 @@ def _resolve_one(workspace: Path, storage_root: Path | None, cite: Any, name: st
     roots = []
     if storage_root is not None:
         roots = [os.path.abspath(storage_root), os.path.realpath(storage_root)]
-        if any(_inside(full, root) for root in roots):
+        if any(is_within(full, root) for root in roots):
             raise InvalidInput(f"{name}.path", f"must not be inside the storage root {roots[0]}: memory is not a "
                                                f"source (got {echo_repr(raw)})")
     try:
@@ -225,11 +222,11 @@ def _resolve_one(workspace: Path, storage_root: Path | None, cite: Any, name: st
     real = os.path.realpath(full)
     real_base = os.path.realpath(base)
     if stat.S_ISLNK(info.st_mode) or real != os.path.join(real_base, relative):
-        if not _inside(real, real_base) or real == real_base:
+        if not is_within(real, real_base) or real == real_base:
             raise InvalidInput(f"{name}.path", f"is a symbolic link that leaves the workspace ({relative} -> {real})")
         if ".git" in os.path.relpath(real, real_base).split(os.sep):
             raise InvalidInput(f"{name}.path", f"is a symbolic link into a .git directory ({relative} -> {real})")
-        if any(_inside(real, root) for root in roots):
+        if any(is_within(real, root) for root in roots):
             raise InvalidInput(f"{name}.path", f"is a symbolic link into the storage root ({relative} -> {real})")
     try:
         info = os.stat(full)

@@ -22,6 +22,8 @@ import os
 import threading
 from pathlib import Path
 
+from ..fsread import is_within
+
 #: Commits of HEAD's first-parent history searched for renames.
 HISTORY = 200
 #: Renames followed from one path at most (``a -> b -> c ...``).
@@ -107,7 +109,7 @@ def renamed_to(workspace: Path, path: str) -> str | None:
         return None
     full = os.path.join(base, *relative.split("/"))
     real = os.path.realpath(full)
-    if not os.path.isfile(full) or not real.startswith(base.rstrip(os.sep) + os.sep):
+    if not os.path.isfile(full) or real == base or not is_within(real, base):
         return None
     return relative
 

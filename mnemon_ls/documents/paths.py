@@ -32,16 +32,13 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInput, echo_repr, type_rule
+from ..fsread import is_within
 from ..settings import INSTEAD_WORKSPACE_FILE, own_home_path
 from .model import MAX_SOURCE_PATHS, js_trim
 
 _WINDOWS = re.compile(r"^[A-Za-z]:")
 _MANAGED_FORM = re.compile(r"^(?:\.mnemon/documents(?:/|$)|documents/(?:active|archived)(?:/|$)"
                            r"|documents/index\.json$)")
-
-
-def _inside(path: str, base: str) -> bool:
-    return path == base or path.startswith(base.rstrip(os.sep) + os.sep)
 
 
 def resolve_source_paths(value: Any, workspace: Path | None, managed_dir: Path,
@@ -91,10 +88,10 @@ def _resolve_one(text: str, base: str, managed: str, where: str) -> str:
                                   f"{echo_repr(text)})")
     joined = text if os.path.isabs(text) else os.path.join(base, text)
     resolved = os.path.realpath(joined)
-    if not _inside(resolved, base):
+    if not is_within(resolved, base):
         raise InvalidInput(where, f"must stay inside the workspace {base} (got {echo_repr(typed)}, which "
                                   f"resolves to {resolved})")
-    if _inside(resolved, managed):
+    if is_within(resolved, managed):
         raise InvalidInput(where, f"points into the managed documents/ directory ({managed}); give the original "
                                   f"workspace file instead (got {echo_repr(typed)})")
     lexical = os.path.normpath(joined)

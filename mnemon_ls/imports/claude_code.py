@@ -23,6 +23,7 @@ from typing import Mapping
 
 import os
 
+from ..fsread import is_within
 from .formats import Format, Located, existing, glob, home
 from .reading import Item, Refusal, SourceFile, front_matter, front_matter_list, markdown_items, path_scope
 from .places import PLACES
@@ -89,10 +90,6 @@ def import_paths(text: str) -> list[str]:
     return found
 
 
-def _inside(path: Path, base: Path) -> bool:
-    return path == base or base in path.parents
-
-
 def follow(source: SourceFile, located: Located, env: Mapping[str, str]) -> list[Located | Refusal]:
     """The files ``source``'s ``@path`` imports name (:func:`import_paths`) that exist: a relative path from the
     importing file's directory, kept under the directory it was found in (``located.base``: the workspace);
@@ -116,7 +113,7 @@ def follow(source: SourceFile, located: Located, env: Mapping[str, str]) -> list
                     continue
             except OSError:  # a name too long for a file: no import
                 continue
-            base = next((b for b in bases if _inside(path, Path(os.path.normpath(b)))), None)
+            base = next((b for b in bases if is_within(path, os.path.normpath(b))), None)
             if base is None:
                 out.append(Refusal(str(path), f"is imported by {source.path} (@{said}) but leaves "
                                               f"{' and '.join(str(b) for b in bases)}; not read"))
