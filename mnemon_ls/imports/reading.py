@@ -206,7 +206,7 @@ def sections(text: str) -> list[tuple[str, list[str]]]:
 
 
 def markdown_items(text: str, path: str, file_title: str, hint: str | None = None,
-                   scope: tuple[str, ...] = ()) -> list[Item]:
+                   scope: tuple[str, ...] = (), relevant: str = "") -> list[Item]:
     """The items of a Markdown file: a headed section over :data:`DOCUMENT_MIN_BYTES`, or holding a code
     block or a table, is one ``section`` item (heading and body, formatting kept); any other section gives one
     ``entry`` per bullet (continuation lines joined) and per paragraph. Front matter, the export block and a
@@ -220,7 +220,10 @@ def markdown_items(text: str, path: str, file_title: str, hint: str | None = Non
     ``scope``: the path globs a path-scoped rule applies to (a Copilot ``applyTo``, a Claude Code rule's
     ``paths``, a Cursor rule's ``globs``; empty: everywhere): each entry starts ``For <globs>: `` and a section's
     body with ``Applies to <globs>.`` (:func:`scope_text`), so an entry never reads as a rule of the whole
-    repository. ``extra["bare"]`` of an entry changed that way holds its text as the file has it."""
+    repository. ``relevant``: the description of a rule the assistant applies only when it finds it relevant (a
+    Cursor "Agent Requested" rule): each entry starts ``When relevant (<description>): `` and a section's body with
+    ``Applies when relevant: <description>.`` (:func:`relevance_text`), for the same reason; ``scope`` wins when
+    both are given. ``extra["bare"]`` of an entry changed that way holds its text as the file has it."""
     _meta, body = front_matter(without_block(text))
     items: list[Item] = []
     stem = Path(path).name.lower(), Path(path).stem.lower()
@@ -233,7 +236,8 @@ def markdown_items(text: str, path: str, file_title: str, hint: str | None = Non
         if heading and (size > DOCUMENT_MIN_BYTES or structured):
             why = (f"a headed section of {size} bytes (over {DOCUMENT_MIN_BYTES})" if size > DOCUMENT_MIN_BYTES
                    else "a headed section holding a code block or a table")
-            applies = f"{scope_text(scope, section=True)}\n\n" if scope else ""
+            condition = _condition(scope, relevant, section=True)
+            applies = f"{condition}\n\n" if condition else ""
             items.append(Item(f"# {leaf}\n\n{applies}{_section_body(content)}\n", heading, path, "section", hint,
                               why, headed=True))
             continue
@@ -243,8 +247,7 @@ def markdown_items(text: str, path: str, file_title: str, hint: str | None = Non
             if INIT_PREAMBLE.fullmatch(text_):
                 continue
             said = with_heading(context, text_) if bullet else text_
-            if scope:
-                said = f"{scope_text(scope)}{said}"
+            said = f"{_condition(scope, relevant)}{said}"
             extra = {"bare": text_} if said != text_ else {}
             items.append(Item(said, heading or file_title, path, "entry", hint, extra=extra, headed=bool(heading)))
     return items
@@ -276,6 +279,21 @@ def scope_text(scope: tuple[str, ...], *, section: bool = False) -> str:
     an entry; with ``section``, the line ``Applies to src/**/*.ts, *.tsx.`` a section's Document starts with."""
     globs = ", ".join(scope)
     return f"Applies to {globs}." if section else f"For {globs}: "
+
+
+def relevance_text(description: str, *, section: bool = False) -> str:
+    """The words that keep the condition of a rule applied only when relevant (``description``: what it is for, as
+    its author wrote it; a trailing ``.`` dropped): ``When relevant (Error handling for API routes): `` before an
+    entry; with ``section``, the line ``Applies when relevant: Error handling for API routes.``."""
+    said = description.strip().rstrip(".")
+    return f"Applies when relevant: {said}." if section else f"When relevant ({said}): "
+
+
+def _condition(scope: tuple[str, ...], relevant: str, *, section: bool = False) -> str:
+    """What leads an item of a rule that does not apply everywhere (:func:`markdown_items`); ``""`` when it does."""
+    if scope:
+        return scope_text(scope, section=section)
+    return relevance_text(relevant, section=section) if relevant.strip() else ""
 
 
 #: Globs that mean every file (a rule with only these is repository-wide).

@@ -19,7 +19,7 @@ def test_a_repeat_within_the_run_is_named_as_a_duplicate_of_its_first_copy(tmp_p
     (cli.ws / "CLAUDE.md").write_text(f"# Rules\n\n- {PNPM}\n- Run the linter before each commit.\n", "utf-8")
     (cli.ws / ".cursor" / "rules").mkdir(parents=True)
     rule = cli.ws / ".cursor" / "rules" / "tooling.mdc"
-    rule.write_text(f"---\ndescription: Tooling\n---\n- {PNPM}\n- Keep functions short.\n", "utf-8")
+    rule.write_text(f"---\ndescription: Tooling\nalwaysApply: true\n---\n- {PNPM}\n- Keep functions short.\n", "utf-8")
     (cli.ws / ".cursorrules").write_text(f"# Editor\n\n- {PNPM}\n", "utf-8")
     cli.ok("import", "claude-code")
 
