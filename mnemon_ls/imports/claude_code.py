@@ -96,11 +96,24 @@ def follow(source: SourceFile, located: Located, env: Mapping[str, str]) -> list
     ``~/...`` under the home directory (``HOME``); an absolute path under either. One that exists but leaves them
     is a :class:`~.reading.Refusal` saying so (never read); a path naming nothing (``@param``, ``@types/node``) is
     no import and is passed over, as Claude Code does. A trailing ``.``, ``,``, ``;``, ``:``, ``!``, ``?`` or ``)``
-    is dropped when the path without it exists and the path with it does not (the end of a sentence)."""
+    is dropped when the path without it exists and the path with it does not (the end of a sentence).
+
+    ``~`` paths are always files meant (no decorator or package starts ``@~``), so each is read or refused, saying
+    why: ``~/...`` leaving the home directory (``~/../x.md``) is refused before anything is looked up there, and one
+    naming no file is refused as missing; ``~name/...`` (another user's home) is refused unexpanded (the password
+    database is never asked). A ``~/`` file whose real path leaves the home directory (a symlink) is refused when
+    it is read (:func:`~.reading.read_source`)."""
     out: list[Located | Refusal] = []
     user_home = home(env)
     for raw in import_paths(source.text):
-        for said in dict.fromkeys((raw, raw.rstrip(".,;:!?)"))):
+        said_forms = list(dict.fromkeys((raw, raw.rstrip(".,;:!?)"))))
+        other = _OTHER_HOME.match(raw)
+        if other:
+            out.append(Refusal(said_forms[-1], f"is imported by {source.path} (@{said_forms[-1]}) but names the home "
+                                               f"directory of user {other.group(1)!r} (~{other.group(1)}/): only ~/ "
+                                               f"(your home directory, {user_home}) is followed; not read"))
+            continue
+        for said in said_forms:
             if said.startswith("~/"):
                 path, bases = user_home / said[2:], [user_home]
             elif said.startswith("/"):
@@ -108,19 +121,34 @@ def follow(source: SourceFile, located: Located, env: Mapping[str, str]) -> list
             else:
                 path, bases = source.path.parent / said, [located.base]
             path = Path(os.path.normpath(path))
+            base = next((b for b in bases if is_within(path, os.path.normpath(b))), None)
+            if base is None and said.startswith("~/"):  # nothing is looked up out of the home directory
+                said = said_forms[-1]  # without a sentence's end
+                out.append(_leaves(source, said, Path(os.path.normpath(user_home / said[2:])), bases))
+                break
             try:
                 if not (path.is_file() or path.is_symlink()):
                     continue
             except OSError:  # a name too long for a file: no import
                 continue
-            base = next((b for b in bases if is_within(path, os.path.normpath(b))), None)
-            if base is None:
-                out.append(Refusal(str(path), f"is imported by {source.path} (@{said}) but leaves "
-                                              f"{' and '.join(str(b) for b in bases)}; not read"))
-            else:
-                out.append(Located(path, base, located.hint))
+            out.append(_leaves(source, said, path, bases) if base is None else Located(path, base, located.hint))
             break
+        else:
+            if raw.startswith("~/"):
+                said = said_forms[-1]
+                out.append(Refusal(str(Path(os.path.normpath(user_home / said[2:]))),
+                                   f"is imported by {source.path} (@{said}) but there is no such file; not read"))
     return out
+
+
+#: A ``~name/`` path: another user's home directory.
+_OTHER_HOME = re.compile(r"~([^/\s~]+)/")
+
+
+def _leaves(source: SourceFile, said: str, path: Path, bases: list[Path]) -> Refusal:
+    """The refusal of ``path`` (``@said`` of ``source``), which leaves every directory of ``bases``."""
+    return Refusal(str(path), f"is imported by {source.path} (@{said}) but leaves "
+                              f"{' and '.join(str(b) for b in bases)}; not read")
 
 
 FORMAT = Format("claude-code", PLACES["claude-code"], locate, items, _layout, follow)
