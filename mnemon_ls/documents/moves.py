@@ -2,7 +2,8 @@
 
 The three-step move (``store`` module doc): (1) write the copy in the target directory with its new
 frontmatter, (2) commit ``index.json``, (3) remove the source copy, so at every instant the index and
-the file it names are valid and the body exists at least once. :meth:`Moves.repair` finishes an
+the file it names are valid and the body exists at least once. When (3) fails, (2) and (1) are undone and the
+move raises, naming the source file and the reason (:meth:`Moves._undo`). :meth:`Moves.repair` finishes an
 interrupted move by one rule, *the copy the index names wins* (the other copy is saved under ``edits/``
 first when its body differs), removes abandoned temp files whose writer is gone, and has the orphan
 managed files adopted or set aside (``store.recovery``).
@@ -21,7 +22,7 @@ from pathlib import Path
 from typing import Any, Protocol, Sequence
 
 from .. import fsio
-from ..errors import InvalidInput
+from ..errors import InvalidInput, StorageError, storage_error
 from . import changes, model
 from .capacity import Capacity
 from .files import ManagedFiles, opposite_status, read_managed_or_none
@@ -81,7 +82,8 @@ class Moves:
         archival, :mod:`mnemon_ls.maintenance.documents`): a list of JSON objects kept in the record's
         ``lineage`` key of ``index.json`` (an extra key, outside the revision; :class:`InvalidInput`
         when it is not a list of objects). Revision + 1, archivedAt = updatedAt = lastAccessedAt = now.
-        Returns ``action="archived"``.
+        Returns ``action="archived"``. Raises a :class:`~mnemon_ls.errors.StorageError` (``storage-denied``, ...)
+        naming the active file when it cannot be removed, the archive undone (:meth:`_undo`).
         """
         store = self.store
         doc_id = model.validate_id(document_id)
@@ -109,7 +111,8 @@ class Moves:
                 expected_revision: str | None = None) -> MutationResult:
         """Bring an archived document back to ``active/`` as a new revision (revision + 1, updatedAt =
         lastAccessedAt = now, archivedAt/archiveSummary removed, memoryBodyIds kept). Capacity is
-        checked as for a create. Returns ``action="restored"``."""
+        checked as for a create. Returns ``action="restored"``. Raises as :meth:`archive` when the archived file
+        cannot be removed."""
         store = self.store
         doc_id = model.validate_id(document_id)
         expected = validate_expected(expected_revision)
@@ -141,7 +144,8 @@ class Moves:
         if changes.indented_on_disk(moved):  # a hand edit the trim would drop: kept first
             preserved[current.relative_path] = files.preserve(current.filename, moved)
         store.step(f"{action}:start")
-        view = store.write_and_commit(view, record, target, render_markdown(record, body).encode("utf-8"), existing,
+        copy = render_markdown(record, body).encode("utf-8")
+        view = store.write_and_commit(view, record, target, copy, existing,
                                       f"{action}:copied", preserved)  # a save to the target meanwhile is kept
         store.step(f"{action}:committed")
         try:
@@ -149,12 +153,46 @@ class Moves:
             if (kept := fsio.remove_watching(source, moved, lambda saved: files.preserve(current.filename,
                                                                                          saved))) is not None:
                 preserved[current.relative_path + " (saved during the write)"] = kept
-        except OSError:
-            pass  # the index already names the target; repair removes the source copy later
+        except OSError as exc:
+            raise self._undo(view, current, record, copy, existing, action, exc) from exc
         store.step(f"{action}:done")
         files.signatures.pop(current.id, None)
         files.note_file(view.by_id[record.id])
         return view, preserved
+
+    def _undo(self, view: IndexView, current: DocumentRecord, record: DocumentRecord, copy: bytes,
+              existing: bytes | None, action: str, exc: OSError) -> StorageError:
+        """Undo a move whose source copy could not be removed (``exc``): commit ``current`` back into ``view`` (the
+        index as it was: the same bytes, access times noted since folded in), then take the target copy away (its
+        bytes ``copy``; ``existing``: what stood there before, put back) so the store is as it was and nothing of
+        the document is lost; a save to the target meanwhile is kept under ``edits/``. Returns the error to raise:
+        a :class:`~mnemon_ls.errors.StorageError` naming the source file, the reason and what was undone (or, when
+        the undo fails too, what is left and that a repair finishes it). Lock must be held."""
+        store, files = self.store, self.store.files
+        source, target = files.path_for(current), files.path_for(record)
+        error = storage_error(exc, source) or StorageError(str(source), exc.errno, exc.strerror or str(exc))
+        said = f"{source} cannot be removed: {error.what} ({error.data['reason']})"
+        try:
+            store.index.commit(view, [current if r.id == current.id else r for r in view.records])
+        except OSError as again:
+            message = (f"{said}; undoing the {action} failed too ({again}): documents/index.json names "
+                       f"{record.relative_path}, and a repair removes {current.relative_path} once it can")
+        else:
+            message = f"{said}; the {action} was undone: {current.relative_path} stays {current.status}"
+            try:
+                if existing is None:
+                    fsio.remove_watching(target, copy, lambda saved: files.preserve(
+                        f"{record.status}-{record.filename}", saved))
+                else:
+                    fsio.write_file_atomically(target, existing)
+            except OSError as left:
+                message += f" (the copy {record.relative_path} stays until a repair removes it: {left.strerror})"
+        files.signatures.pop(current.id, None)
+        error.message = message
+        error.args = (exc.errno or 0, message)
+        error.strerror = message
+        error.data.update({"id": current.id, "action": action})
+        return error
 
     def _remove_keeping_saves(self, path: Path, read: bytes, relative: str, report: RepairReport) -> None:
         """Remove ``path`` (read as ``read`` under the lock) unless someone saved it since: then what they saved

@@ -27,7 +27,7 @@ Commit order. Every read-modify-write holds ``.index.lock`` and re-reads the ind
   at least one file. ``store.moves.repair()`` finishes an interrupted move by one rule: *the copy
   the index names wins*; the other copy (if it is the same document) is removed, first saved under
   ``edits/`` if its body differs. If the named copy is missing and the other exists, the other is moved
-  into place. A failure before (2) removes the new copy; a failure of (3) is left to repair.
+  into place. A failure before (2) removes the new copy; one of (3) undoes (2) and (1) and raises (:mod:`.moves`).
 
 Reads (``get``, ``list``, ``search.find``, ``cover``) take no lock. They re-read ``index.json`` when its
 signature changed (and at least every ``freshness_seconds``), check each document's file (size, mtime,
