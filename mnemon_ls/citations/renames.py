@@ -94,15 +94,15 @@ def renamed_to(workspace: Path, path: str) -> str | None:
         table = _table(repo, top)
     except Exception:  # no repository, one libgit2 cannot read: nothing is known of renames
         return None
-    current = path if prefix == "." else f"{prefix}/{path}"
-    seen = {current}
+    start = path if prefix == "." else f"{prefix}/{path}"
+    current, seen = start, {start}
     for _ in range(_CHAIN):
         nxt = table.get(current)
         if nxt is None or nxt in seen:
             break
         seen.add(nxt)
         current = nxt
-    if current == (path if prefix == "." else f"{prefix}/{path}"):
+    if current == start:
         return None
     relative = current if prefix == "." else current[len(prefix) + 1:] if current.startswith(prefix + "/") else None
     if relative is None:
