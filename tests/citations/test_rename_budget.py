@@ -1,7 +1,7 @@
 """The rename table (:mod:`mnemon_ls.citations.renames`) walked up to 200 commits with no time bound, on the wake
 path whenever a cited file is missing (over a second on a 3,000-file, 220-commit history: bench/results/
 rename_table.md). It is now bounded by :data:`~mnemon_ls.citations.renames.BUDGET` (100 ms, 200 commits; the first
-commit always searched); a table cut short says after how many commits, and a missing cited file found in no
+10 commits always searched); a table cut short says after how many commits, and a missing cited file found in no
 rename of them reads ``gone (git's renames searched in the last N commits only)`` in the wake. Shown with a commit
 budget (no timing) on a real repository renamed with the real git."""
 
@@ -59,14 +59,16 @@ def test_a_commit_budget_cuts_the_table_short_and_the_wake_says_so(renamed_three
     view = freshness.view(workspace, cite)
     assert (view["freshness"], view["renamedTo"], "renameSearchCut" in view) == ("renamed", "b.py", False), view
 
-    monkeypatch.setattr(renames, "BUDGET", renames.Budget(seconds=0, commits=200))  # no time left: still 1 commit
+    monkeypatch.setattr(renames, "BUDGET", renames.Budget(seconds=0, commits=200, always=1))  # no time: 1 commit
     assert renames.lookup(workspace, "a.py") == (None, 1)
+    monkeypatch.setattr(renames, "BUDGET", renames.Budget(seconds=0, commits=200))  # the first 10 whatever the time
+    assert renames.lookup(workspace, "a.py") == ("b.py", None)  # 6 commits: a loaded machine answers the same
     assert freshness_words({"freshness": "gone", "renameSearchCut": 1}) == (
         "gone (git's renames searched in the last 1 commit only)")
 
 
 def test_the_whole_history_is_not_cut_short(renamed_three_commits_ago: Path) -> None:
-    assert renames.BUDGET == renames.Budget(seconds=0.1, commits=renames.HISTORY)
+    assert renames.BUDGET == renames.Budget(seconds=0.1, commits=renames.HISTORY, always=10)
     assert renames.lookup(renamed_three_commits_ago, "a.py") == ("b.py", None)
     assert renames.lookup(renamed_three_commits_ago, "never.py") == (None, None)  # 6 commits: all searched
     assert freshness_words({"freshness": "gone"}) == "gone"
