@@ -250,11 +250,11 @@ def evaluate(workspace: Path | None, citation: Citation) -> dict[str, Any]:
 
 def _renamed(workspace: Path, citation: Citation) -> dict[str, Any]:
     """The state of a citation whose file is missing: ``gone``, or where git says the file went (module doc)."""
-    from .renames import renamed_to
+    from .renames import lookup
 
-    target = renamed_to(workspace, citation.path)
+    target, cut = lookup(workspace, citation.path)
     if target is None:
-        return {"freshness": "gone"}
+        return {"freshness": "gone"} | ({"renameSearchCut": cut} if cut is not None else {})
     there = evaluate(workspace, Citation(target, citation.start_line, citation.end_line, citation.sha256,
                                          citation.symbol))
     state = there["freshness"]

@@ -265,7 +265,8 @@ def _resolve_one(workspace: Path, storage_root: Path | None, cite: Any, name: st
 
 def freshness_words(cite: Mapping[str, Any]) -> str:
     """A citation view's freshness in words: ``fresh``, ``moved to 12-26``, ``renamed to src/b.py``,
-    ``renamed to src/b.py:12-26`` (its lines moved too), ``changed, renamed to src/b.py``, ``gone``."""
+    ``renamed to src/b.py:12-26`` (its lines moved too), ``changed, renamed to src/b.py``, ``gone``, ``gone (git's
+    renames searched in the last 12 commits only)`` (the rename search was cut short: ``renameSearchCut``)."""
     state = cite.get("freshness", "unknown")
     moved = cite.get("movedTo")
     where = ""
@@ -276,4 +277,7 @@ def freshness_words(cite: Mapping[str, Any]) -> str:
         return renamed if state == "renamed" else f"{state}, {renamed}"
     if state == "moved" and moved:
         return f"moved to {where}"
+    cut = cite.get("renameSearchCut")
+    if state == "gone" and isinstance(cut, int):  # git's renames searched in part only (citations.renames.BUDGET)
+        return f"gone (git's renames searched in the last {cut} commit{'' if cut == 1 else 's'} only)"
     return str(state)

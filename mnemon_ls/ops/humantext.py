@@ -7,7 +7,7 @@ and gives lines a person reads; nothing here changes or re-computes a result.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 
 def _plural(n: Any, one: str, many: str | None = None) -> str:
@@ -193,6 +193,32 @@ def recall_hidden_lines(hidden: Mapping[str, Any]) -> list[str]:
     if detached:
         lines.append(f"hidden: {_plural(detached, 'branch-scoped item')} (no current git branch)")
     return lines
+
+
+def recall_ids(results: list[Mapping[str, Any]], takes_short: Callable[[str], bool]) -> list[str]:
+    """The id each recall result is printed with, in order: its first
+    :data:`~mnemon_ls.spaces.model.MIN_ITEM_ID_PREFIX` (8) characters where its space takes a short id
+    (``takes_short(spaceId)``: :meth:`~mnemon_ls.spaces.service_recall.SpacesRecall.takes_short_ids`; an error
+    counts as no) and no other result of that space starts so, else the full id. ``space forget``, ``space link``
+    and ``space related`` take either."""
+    from ..spaces.model import MIN_ITEM_ID_PREFIX as SHORT
+
+    takes: dict[str, bool] = {}
+    starts: dict[tuple[str, str], int] = {}
+    for item in results:
+        space, ident = str(item.get("spaceId")), str(item.get("id"))
+        if space not in takes:
+            try:
+                takes[space] = bool(takes_short(space))
+            except Exception:  # noqa: BLE001 - a space that cannot be looked at: its ids are printed in full
+                takes[space] = False
+        starts[(space, ident[:SHORT])] = starts.get((space, ident[:SHORT]), 0) + 1
+    shown = []
+    for item in results:
+        space, ident = str(item.get("spaceId")), str(item.get("id"))
+        short = takes[space] and len(ident) > SHORT and starts[(space, ident[:SHORT])] == 1
+        shown.append(ident[:SHORT] if short else ident)
+    return shown
 
 
 def recall_match_label(item: Mapping[str, Any]) -> str:

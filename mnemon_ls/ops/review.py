@@ -186,27 +186,54 @@ def _relative(call: Call, raw: str) -> str:
 
 
 def _file(call: Call, p: CitedFileParams) -> dict[str, Any]:
-    """``citations.file``: ``{path, ranges: [{startLine, endLine, memories: [memory + {freshness, cite}]}],
-    count, text}``; a range is where the cited lines are now (a moved citation's ``movedTo``)."""
+    """``citations.file``: ``{path, ranges: [{startLine, endLine, memories: [memory + {freshness, cite,
+    renamedFrom?}]}], count, text}``; a range is where the cited lines are now (a moved citation's ``movedTo``).
+    A memory still citing the path this file had before git renamed it (:mod:`mnemon_ls.citations.renames`: the
+    old path is missing and git says it became ``path``) is listed too, with ``renamedFrom``: the old path it
+    cites (its ``cite`` says ``renamed`` with ``renamedTo``, or ``changed`` when its lines are nowhere here)."""
     path = _relative(call, p.path)
     memories = _Memories(call)
     citing = call.host.citations
+    cites_here = _renamed_here(call, path)
     ranges: dict[tuple[int, int], list[dict[str, Any]]] = {}
     for source, table in _tables(call).items():
         for key in sorted(table):
-            for cite in citing.views(c for c in table[key] if c.path == path):
+            for cite in citing.views(c for c in table[key] if c.path == path or cites_here(c.path)):
                 where = cite.get("movedTo") or cite
                 start, end = where["startLine"], where["endLine"]
                 if p.line is not None and not start <= p.line <= end:
                     continue
                 memory = memories.describe(source, key)
                 if memory is not None:
+                    old = {"renamedFrom": cite["path"]} if cite["path"] != path else {}
                     ranges.setdefault((start, end), []).append(memory | {"freshness": cite["freshness"],
-                                                                         "cite": cite})
+                                                                         "cite": cite} | old)
     listed = [{"startLine": s, "endLine": e, "memories": found} for (s, e), found in sorted(ranges.items())]
     data = {"path": path, "ranges": listed, "count": len({(m["source"], m["key"]) for r in listed
                                                           for m in r["memories"]})}
     return data | {"text": _file_text(data, p.line)}
+
+
+def _renamed_here(call: Call, path: str) -> Any:
+    """A function ``cited path -> bool``: whether a citation of that other workspace-relative path cites ``path``
+    under the name it had before git renamed it (the cited path is missing from the working tree and
+    :func:`~mnemon_ls.citations.renames.renamed_to` leads to ``path``). Each path is looked at once; a present
+    one costs one ``lstat`` and no git (the rename table is built only when a cited path is missing)."""
+    import os
+
+    from ..citations.renames import renamed_to
+
+    workspace = call.host.citations.workspace
+    known: dict[str, bool] = {}
+
+    def cites_here(cited: str) -> bool:
+        if cited == path or workspace is None:
+            return False
+        if cited not in known:
+            missing = not os.path.lexists(os.path.join(workspace, *cited.split("/")))
+            known[cited] = missing and renamed_to(Path(workspace), cited) == path
+        return known[cited]
+    return cites_here
 
 
 def _review(call: Call, _p: ReviewParams) -> dict[str, Any]:
@@ -384,8 +411,15 @@ def _file_text(data: dict[str, Any], line: int | None = None) -> str:
     out = [f"# Memories citing {data['path']}"]
     for found in data["ranges"]:
         out.append(f"\n## {_lines(found['startLine'], found['endLine'])}\n")
-        out += [f"- {_memory_line(m)} (`{m['source']}` `{m['key']}`)" for m in found["memories"]]
+        out += [f"- {_memory_line(m)}{_old_path(m)} (`{m['source']}` `{m['key']}`)" for m in found["memories"]]
     return "\n".join(out)
+
+
+def _old_path(memory: dict[str, Any]) -> str:
+    """`` (cites the old path `a.py`: git renamed it to this file)`` for a memory citing the file by the name it had
+    before a rename (``renamedFrom``), else ``""``."""
+    old = memory.get("renamedFrom")
+    return f" (cites the old path `{old}`: git renamed it to this file)" if old else ""
 
 
 def _review_text(data: dict[str, Any], *_args: Any) -> str:

@@ -290,19 +290,21 @@ def _remember_text(data: dict[str, Any], call: Call, _p: Any) -> str:
     return text + (f"\nnote: {notice}" if notice else "")
 
 
-#: Where a person finds an item id: the human recall lines do not show it (the CLI help of ITEM_ID arguments).
-_ITEM_ID_HELP = ("the exact item id, in full: `remember` prints it, `recall --json` gives it as `id` "
-                 "(the plain recall output does not show it)")
+#: Where a person finds an item id (the CLI help of ITEM_ID arguments).
+_ITEM_ID_HELP = ("the item id as `recall` prints it (in a native space the unique start of an id, at least 8 "
+                 "characters, names the item); `remember` prints it in full, `recall --json` gives it as `id`")
 
 
-def _recall_text(data: dict[str, Any], _call: Call, _p: Any) -> str:
+def _recall_text(data: dict[str, Any], call: Call, _p: Any) -> str:
     lines = []
-    for item in data["results"]:
+    ids = humantext.recall_ids(data["results"], call.host.spaces.takes_short_ids)
+    for n, item in enumerate(data["results"]):
         label = f" [{item['branchLabel']}]" if item.get("branchLabel") else ""
         label += humantext.recall_match_label(item)
         score = item.get("score")  # none in --mode basic (unranked, newest first)
         score_text = f"{score:.2f}" if isinstance(score, (int, float)) else "   -"
-        lines.append(f"{score_text} {item.get('tier') or '-':<7} {item['spaceName']}: {item['content']}{label}"
+        lines.append(f"{score_text} {item.get('tier') or '-':<7} {ids[n]} {item['spaceName']}: {item['content']}"
+                     f"{label}"
                      f"{humantext.state_label(item)}")
         lines.extend(f"      cites {humantext.citation_text(c)}" for c in item.get("cites") or ())
     lines.extend(humantext.recall_hidden_lines(data.get("hidden") or {}))
@@ -574,7 +576,7 @@ OPERATIONS = (
             "Forget one Memory Space item by exact id (a soft delete: it is no longer recalled). Use it only when "
             "the user asks, or when an item is proven wrong."),
         cli=CliCommand(("space", "forget"),
-                       "forget an item by exact id (a native space soft-deletes it; a provider deletes it its own "
+                       "forget an item by id (a native space soft-deletes it; a provider deletes it its own "
                        "way)", (
             CliArg("id", metavar="ITEM_ID", help=_ITEM_ID_HELP), _SPACE_ARG), text=_space_text("forget"))),
 )

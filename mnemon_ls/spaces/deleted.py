@@ -126,7 +126,11 @@ def kept_stores(data_dir: Path) -> list[Path]:
 def kept_summary(data_dir: Path) -> dict[str, object] | None:
     """``{count, bytes, path}`` of the kept stores (:func:`kept_stores`; ``bytes``: their files' sizes with the
     ``.json`` beside each, ``path``: the ``.deleted`` folder), or ``None`` when none is kept."""
-    kept = kept_stores(data_dir)
+    return _summary(data_dir, kept_stores(data_dir))
+
+
+def _summary(data_dir: Path, kept: list[Path]) -> dict[str, object] | None:
+    """:func:`kept_summary` of the stores ``kept`` (one listing of ``data_dir/.deleted/``, already read)."""
     if not kept:
         return None
     size = 0
@@ -175,8 +179,8 @@ def purge(registry: SpaceRegistry) -> dict[str, object]:
     import shutil
 
     with registry.locked():
-        summary = kept_summary(registry.data_dir)
-        kept = kept_stores(registry.data_dir)
+        kept = kept_stores(registry.data_dir)  # one listing: what is counted is what is removed
+        summary = _summary(registry.data_dir, kept)
         for copy in kept:
             shutil.rmtree(copy)
             try:

@@ -156,6 +156,28 @@ def validate_item_id(value: Any, field_name: str = "id") -> str:
     return text
 
 
+#: The fewest characters of an item id that name it (``recall`` prints 8, as ``doc list`` prints a document's).
+MIN_ITEM_ID_PREFIX = 8
+
+
+def full_item_id(provider: Any, given: str, field_name: str = "id") -> str:
+    """The full id of the item of ``provider``'s space whose id starts with ``given`` (a well-formed id,
+    :func:`validate_item_id`), when ``given`` has at least :data:`MIN_ITEM_ID_PREFIX` characters and the
+    provider can look ids up by their start (``ids_starting``: a native space); otherwise, or when no active item
+    starts so, ``given`` as it is (the provider then says whether it holds it). An active item whose id is
+    ``given`` itself wins over longer ones. Raises :class:`InvalidInput` (``field_name``) when ``given`` starts
+    several active items' ids."""
+    starting = getattr(provider, "ids_starting", None)
+    if starting is None or len(given) < MIN_ITEM_ID_PREFIX:
+        return given
+    found = starting(given, 2)
+    if not found or found[0] == given:
+        return given
+    if len(found) > 1:
+        raise InvalidInput(field_name, f"{echo_repr(given)} is the start of several item ids; give more characters")
+    return str(found[0])
+
+
 def item_not_found(exc: InvalidInput, ids: dict[str, str]) -> InvalidInput:
     """``exc``, a provider's refusal of an item id, as :class:`~mnemon_ls.errors.ItemNotFound` (code
     ``no-match``, exit 3) when it says that a well-formed id of ``ids`` (field -> the id sent: ``{"id": key}``,

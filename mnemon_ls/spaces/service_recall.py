@@ -32,6 +32,7 @@ from .model import (
     SOURCES,
     Item,
     branch_tags,
+    full_item_id,
     item_not_found,
     validate_item_id,
     validate_limit,
@@ -133,6 +134,12 @@ class SpacesRecall:
         record = resolve(self.state(), space_id)
         return getattr(self.provider(record), "get", None) is not None
 
+    def takes_short_ids(self, space_id: str) -> bool:
+        """Whether the space ``space_id`` names an item by the unique start of its id (at least 8 characters:
+        :func:`.model.full_item_id`, a native space served in-process); ``False`` for a space not registered."""
+        record = self.state().find(space_id)
+        return record is not None and getattr(self.provider(record), "ids_starting", None) is not None
+
     def related(self, space_id: str, item_id: str, *, depth: int = 2, edge_type: str | None = None,
                 limit: int = 20) -> dict[str, Any]:
         """Walk the graph from one item of an active space: ``{"spaceId", "spaceName", "id", "items":
@@ -148,8 +155,10 @@ class SpacesRecall:
             raise InvalidInput("edgeType", choice_rule(EDGE_TYPES, edge_type))
         count = validate_limit(limit, default=20)
         self._capable(record, "related")
+        provider = self.provider(record)
+        key = full_item_id(provider, key, "id")  # a short id: the unique start of one (SpacesWrites.forget)
         try:
-            items = self.provider(record).related(key, depth=depth, edge_type=edge_type, limit=count)
+            items = provider.related(key, depth=depth, edge_type=edge_type, limit=count)
         except InvalidInput as exc:  # every provider names a well-formed id it does not hold with field "id"
             raise item_not_found(exc, {"id": key}) from None
         data: dict[str, Any] = {"spaceId": record.id, "spaceName": record.name, "id": key,

@@ -20,6 +20,7 @@ from .model import (
     EDGE_TYPES,
     WriteReceipt,
     branch_tags,
+    full_item_id,
     receipt_status,
     require_unicode,
     validate_branch,
@@ -250,8 +251,9 @@ class SpacesWrites:
 
     def link(self, space_id: str, source_id: str, target_id: str, *, edge_type: str = "semantic",
              weight: float = 0.5, metadata: dict[str, str] | None = None) -> WriteReceipt:
-        """Link two items of one space. Raises :class:`InvalidInput` naming ``sourceId``/``targetId``/
-        ``edgeType``/``weight``/``metadata`` when malformed, :class:`~mnemon_ls.errors.ItemNotFound` (exit 3)
+        """Link two items of one space, each named by exact id or by the unique start of one (:meth:`forget`).
+        Raises :class:`InvalidInput` naming ``sourceId``/``targetId``/``edgeType``/``weight``/``metadata`` when
+        malformed, :class:`~mnemon_ls.errors.ItemNotFound` (exit 3)
         naming ``sourceId``/``targetId`` when an end is missing or forgotten (:func:`.model.item_not_found`)."""
         record = resolve(self.state(), space_id)
         src, tgt = validate_item_id(source_id, "sourceId"), validate_item_id(target_id, "targetId")
@@ -266,8 +268,12 @@ class SpacesWrites:
             metadata = {k: scrub.text(f"metadata.{k}", v) for k, v in metadata.items()}
         meta = _validate_metadata(metadata)
         self._capable(record, "link")
+        provider = self.provider(record)
+        src, tgt = full_item_id(provider, src, "sourceId"), full_item_id(provider, tgt, "targetId")
+        if src == tgt:
+            raise InvalidInput("targetId", "must differ from sourceId")
         try:
-            raw = self.provider(record).link(src, tgt, edge_type=edge_type, weight=float(weight), metadata=meta)
+            raw = provider.link(src, tgt, edge_type=edge_type, weight=float(weight), metadata=meta)
         except InvalidInput as exc:
             raise item_not_found(exc, {"sourceId": src, "targetId": tgt}) from None
         return WriteReceipt(receipt_status(raw), "linked", record.id, record.name, src,
@@ -276,13 +282,17 @@ class SpacesWrites:
                              **_redacted(scrub)})
 
     def forget(self, space_id: str, item_id: str) -> WriteReceipt:
-        """Soft-delete one item by exact id. Raises :class:`InvalidInput` (``id``) for a malformed id and
-        :class:`~mnemon_ls.errors.ItemNotFound` (``id``, exit 3) for an unknown or already forgotten one."""
+        """Soft-delete one item by exact id, or by the unique start of one of at least 8 characters (a native
+        space: :func:`.model.full_item_id`; the receipt names the full id). Raises :class:`InvalidInput` (``id``)
+        for a malformed id, or a start of several ids, and :class:`~mnemon_ls.errors.ItemNotFound` (``id``, exit 3)
+        for an unknown or already forgotten one."""
         record = resolve(self.state(), space_id)
         key = validate_item_id(item_id, "id")
         self._capable(record, "forget")
+        provider = self.provider(record)
+        key = full_item_id(provider, key, "id")
         try:
-            raw = self.provider(record).forget(key)
+            raw = provider.forget(key)
         except InvalidInput as exc:  # every provider names a well-formed id it does not hold with field "id"
             raise item_not_found(exc, {"id": key}) from None
         status = receipt_status(raw)

@@ -33,6 +33,7 @@ FLAGS = [
     ("mnemon/documents/search", {"query": "deploy"}, "includeArchived"),
     ("mnemon/documents/search", {"query": "deploy"}, "includeContent"),
     ("mnemon/providers/configure", {"providerId": "holographic"}, "force"),
+    ("mnemon/recall", {"query": "deploy"}, "includeLowConfidence"),
 ]
 #: JSON values a lax parser takes for a boolean; none of them is one.
 NOT_BOOLEANS = ["yes", "false", "true", 1, 0, "0", None]

@@ -29,12 +29,15 @@ async def test_weak_keyword_matches_are_counted_as_withheld(workspace: Path, dat
     cli("remember", "Priya Raman reviews the payments migration")
     async with mcp_session(args, env=env) as session:
         body = await answer(session, "mnemon_recall", {"query": QUESTION})
+        # null for the optional flag is the argument left out (every optional MCP argument: ops/jsonargs)
+        left_out = await answer(session, "mnemon_recall", {"query": QUESTION, "include_low_confidence": None})
         # the assistant asks for what was withheld: both weak matches are sent, labelled low
         asked = await answer(session, "mnemon_recall", {"query": QUESTION, "include_low_confidence": True})
         refused = await session.call_tool("mnemon_recall", {"query": QUESTION, "include_low_confidence": "yes"})
     assert body == ("withheld: 2 results with low confidence (not sent; include_low_confidence: true sends them)\n"
                     "No memory matched with enough confidence: ask again with more of the words a stored fact would "
                     "use (a name or one common word alone is a weak match).")
+    assert left_out == body
     lines = asked.splitlines()
     assert sorted(line[3:] for line in lines[0::2]) == ["Priya Raman owns the billing service",
                                                         "Priya Raman reviews the payments migration"], asked

@@ -87,7 +87,8 @@ def test_cli_remember_embeds_the_item_it_wrote_and_recall_finds_the_paraphrase(c
     assert [(r["content"], r["matchedVia"], r["tier"]) for r in result["results"]] == [(MIGRATION, "vector", "low")]
     cosine = result["results"][0]["similarity"]["cosine"]
     assert 0.8 < cosine < 0.95  # the similarity is the evidence, in the text form too
-    assert found.stdout.splitlines()[0].endswith(f"low     Project: {MIGRATION} (by meaning alone: cosine {cosine:.3f})")
+    assert found.stdout.splitlines()[0].endswith(f"low     {receipt['id'][:8]} Project: {MIGRATION} (by meaning alone: "
+                                                 f"cosine {cosine:.3f})")
     assert not any("semantic" in n for n in result["notices"])
 
 

@@ -1,4 +1,5 @@
-"""A shortened Memory Space item id (as document ids may be shortened) is refused with the full id it starts.
+"""A shortened Memory Space item id under 8 characters is refused with the full id it starts (8 or more: the unique
+start of an id names the item, as plain ``recall`` prints it: tests/cli/test_recall_short_ids.py).
 
 Before, ``space related 4f18228e --space Ops`` answered only "no active item with this id in the space (missing or
 forgotten)", so a person who shortened the id, as ``doc`` commands allow, took the item for gone. Found by a new
@@ -16,11 +17,11 @@ def test_a_shortened_item_id_is_refused_naming_the_full_one(tmp_path):
     first = cli.ok_json("remember", "The staging database is rebuilt every night")["id"]
     second = cli.ok_json("remember", "The nightly rebuild wipes the test fixtures")["id"]
     before = procs.tree_snapshot(cli.data)
-    hint = f"; an item id is exact and in full: {first} starts with it (got {first[:8]})"
+    hint = f"; a short item id needs at least 8 characters: {first} starts with it (got {first[:7]})"
     for args, name, rule in [
-            (("space", "related", first[:8]), "ITEM_ID", "(missing or forgotten)"),
-            (("space", "link", first[:8], second), "SOURCE_ID", "(missing or forgotten)"),
-            (("space", "forget", first[:8]), "ITEM_ID", "(unknown or already forgotten)")]:
+            (("space", "related", first[:7]), "ITEM_ID", "(missing or forgotten)"),
+            (("space", "link", first[:7], second), "SOURCE_ID", "(missing or forgotten)"),
+            (("space", "forget", first[:7]), "ITEM_ID", "(unknown or already forgotten)")]:
         result = cli.run(*args, "--space", "Ops")
         assert result.returncode == 3, result.stderr
         assert result.stderr == (f"mnemon-ls: error: {name}: no active item with this id in the space {rule}{hint}\n")

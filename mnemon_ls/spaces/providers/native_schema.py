@@ -135,12 +135,13 @@ def _is_busy(exc: BaseException) -> bool:
 
 def missing_item(db: sqlite3.Connection, field_name: str, item_id: str, rule: str, **data: Any) -> InvalidInput:
     """The :class:`InvalidInput` for an ``item_id`` no active item of ``db`` has: ``rule`` naming ``field_name``,
-    and, when ``item_id`` is the start of active ids (a shortened id, as document ids may be), that an item id is
-    exact and in full, naming the one it starts when there is one. ``data`` goes into the error's data."""
+    and, when ``item_id`` is the start of active ids (a short id under the 8 characters
+    :func:`~mnemon_ls.spaces.model.full_item_id` takes), that a short id needs at least 8 characters, naming the
+    one it starts when there is one. ``data`` goes into the error's data."""
     rows = db.execute("SELECT id FROM insights WHERE deleted_at IS NULL AND substr(id, 1, ?) = ? LIMIT 2",
                       (len(item_id), item_id)).fetchall() if item_id else []
     if len(rows) == 1:
-        rule += f"; an item id is exact and in full: {rows[0][0]} starts with it"
+        rule += f"; a short item id needs at least 8 characters: {rows[0][0]} starts with it"
     elif rows:
-        rule += "; an item id is exact and in full (several items start with this)"
+        rule += "; a short item id needs at least 8 characters (several items start with this)"
     return InvalidInput(field_name, rule, **data)

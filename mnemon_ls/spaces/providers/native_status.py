@@ -68,6 +68,18 @@ class NativeStatus:
             items = self._read(lambda db: self._load(db, {item_id: (None, None)}))
             return items[0] if items else None
 
+    def ids_starting(self, prefix: str, limit: int = 2) -> list[str]:
+        """Up to ``limit`` ids of active (not forgotten) items that start with ``prefix`` (compared as text, no
+        pattern: ``_`` and ``%`` are themselves), the item whose id is ``prefix`` itself first; one SQL query (no
+        access bookkeeping). :func:`mnemon_ls.spaces.model.full_item_id` makes a short id a full one with it."""
+        sql = ("SELECT id FROM insights WHERE deleted_at IS NULL AND substr(id, 1, ?) = ? "
+               "ORDER BY id = ? DESC, id LIMIT ?")
+
+        def run(db: sqlite3.Connection) -> list[str]:
+            return [str(r[0]) for r in db.execute(sql, (len(prefix), prefix, prefix, max(0, int(limit))))]
+        with self._lock:
+            return self._read(run)
+
     def review_candidates(self, before: str, limit: int) -> list[Item]:
         """Up to ``limit`` active items neither updated nor accessed since ``before`` (RFC3339 UTC, compared as
         text: the store's own ``updated_at`` and ``last_accessed_at``, or ``created_at`` where a store has no

@@ -1,0 +1,69 @@
+"""Plain ``mnemon-ls recall`` printed no item id, so a person needed ``--json`` to find the id ``space forget``,
+``space link`` and ``space related`` take. Each result line now shows the id's first 8 characters (as ``doc list``
+shows a document's), and those commands take that short id in a native space: the unique start of an id, at least
+8 characters. Round trip through the real CLI in subprocesses; an ambiguous or too short start is refused."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+
+from tests.cli.test_cli import Cli, cli  # noqa: F401  (the fixture)
+
+LINE = re.compile(r"^\d\.\d\d \S+ +([0-9a-f]{8}) Notes: (.*)$")
+
+
+def _shown(cli: Cli, query: str) -> dict[str, str]:  # noqa: F811
+    """content -> the id printed on its recall line."""
+    out = cli.ok("recall", query)
+    found = {}
+    for line in out.splitlines():
+        m = LINE.match(line)
+        if m:
+            found[m.group(2)] = m.group(1)
+    return found
+
+
+def test_recall_prints_a_short_id_that_forget_link_and_related_take(cli: Cli) -> None:  # noqa: F811
+    cli.ok("space", "create", "--name", "Notes", "--description", "facts", "--active")
+    cli.ok("remember", "The deploy pipeline uses blue-green switching")
+    cli.ok("remember", "The deploy pipeline is owned by the platform team")
+    full = {r["content"]: r["id"] for r in cli.ok_json("recall", "deploy pipeline", "--json")["results"]}
+    shown = _shown(cli, "deploy pipeline")
+    assert shown == {content: ident[:8] for content, ident in full.items()}, (shown, full)
+    switching, owner = (full["The deploy pipeline uses blue-green switching"],
+                        full["The deploy pipeline is owned by the platform team"])
+
+    linked = cli.ok_json("space", "link", switching[:8], owner[:8], "--space", "Notes", "--json")
+    assert (linked["id"], linked["sourceId"], linked["targetId"]) == (switching, switching, owner), linked
+    related = cli.ok_json("space", "related", owner[:8], "--space", "Notes", "--json")
+    assert related["id"] == owner and [i["id"] for i in related["items"]] == [switching], related
+
+    too_short = cli.run("space", "forget", switching[:7], "--space", "Notes")
+    assert too_short.returncode == 3, too_short.stderr  # a start under 8 characters is no id: nothing forgotten
+    forgot = cli.ok_json("space", "forget", switching[:8], "--space", "Notes", "--json")
+    assert (forgot["id"], forgot["action"]) == (switching, "deleted"), forgot
+    assert list(_shown(cli, "deploy pipeline")) == ["The deploy pipeline is owned by the platform team"]
+    again = cli.run("space", "forget", switching[:8], "--space", "Notes")
+    assert again.returncode == 3 and "no active item" in again.stderr, again.stderr
+
+
+def test_a_start_of_several_ids_is_refused_naming_the_field(cli: Cli) -> None:  # noqa: F811
+    cli.ok("space", "create", "--name", "Notes", "--description", "facts", "--active")
+    cli.ok("remember", "The cache is warmed at start")
+    cli.ok("remember", "The cache holds ten thousand entries")
+    ids = [r["id"] for r in cli.ok_json("recall", "cache", "--json")["results"]]
+    store = cli.data / "data" / cli.ok_json("space", "list")[0]["id"] / "mnemon.db"
+    with sqlite3.connect(store) as db:  # two ids with one start (1 in 4 billion with random ids)
+        for n, ident in enumerate(ids):
+            db.execute("UPDATE insights SET id = ? WHERE id = ?", (f"abcdef12-{n}{ident[10:]}", ident))
+    before = sqlite3.connect(store).execute("SELECT id, deleted_at FROM insights ORDER BY id").fetchall()
+    refused = cli.run("space", "forget", "abcdef12", "--space", "Notes")
+    assert (refused.returncode, refused.stderr) == (2, "mnemon-ls: error: ITEM_ID: 'abcdef12' is the start of "
+                                                       "several item ids; give more characters\n")
+    assert sqlite3.connect(store).execute("SELECT id, deleted_at FROM insights ORDER BY id").fetchall() == before
+    cli.ok("space", "reindex", "Notes")  # the side index learns the ids written by hand
+    printed = sorted(re.findall(r" (abcdef12\S*) Notes: ", cli.ok("recall", "cache")))
+    assert printed == sorted(f"abcdef12-{n}{i[10:]}" for n, i in enumerate(ids))  # one start: each id in full
+    forgot = cli.ok_json("space", "forget", "abcdef12-1", "--space", "Notes", "--json")
+    assert forgot["id"] == f"abcdef12-1{ids[1][10:]}", forgot
