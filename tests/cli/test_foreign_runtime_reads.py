@@ -157,3 +157,25 @@ def test_a_key_is_checked_before_anything_is_written(store):
     assert files(root) == before
     run(repo, root, "runtime", "remove", "--target", "user", "--key", _key("prefers short answers", "user"))
     assert "prefers short answers" not in (root / "runtime" / "memories.json").read_text()
+
+
+def test_the_wake_and_runtime_list_send_the_repaired_projections_entries_redacted_and_leave_every_file(store):
+    """The repair rebuilt USER.md / MEMORY.md from the hand-written ``memories.json`` (they hold the value, as the
+    truth does); the wake (CLI, MCP, LSP: one operation) and ``runtime list --json`` (what ``mnemon/runtime/list``
+    and the MCP tool answer) send it redacted, and none of the three files changes."""
+    repo, root = store
+    write_by_hand(root, f"deploy token is {SECRET} for the staging box")
+    write_by_hand(root, f"my AWS key id {AWS_ID}", target="user")
+    before = repaired(repo, root)
+    memories = root / "runtime" / "memories.json"
+    wake = run(repo, root, "wake").stdout
+    assert SECRET not in wake and AWS_ID not in wake
+    assert "\ndeploy token is [redacted:github-token] for the staging box\n" in wake
+    assert "\nmy AWS key id [redacted:aws-access-key-id]\n" in wake
+    assert (f"{memories}: MEMORY.md entry 3 holds what looks like a credential (github-token) that another program "
+            "wrote; shown redacted, the file is unchanged: `mnemon-ls redact --apply` replaces it") in wake
+    listed = json.loads(run(repo, root, "runtime", "list", "--json").stdout)
+    assert [e["content"] for e in listed["entries"]] == [
+        "prefers short answers", "my AWS key id [redacted:aws-access-key-id]", "the suite runs with pytest -n 2",
+        "releases are tagged from main", "deploy token is [redacted:github-token] for the staging box"]
+    assert files(root) == before
