@@ -223,7 +223,7 @@ class AmbiguousMatch(MnemonError):
 
 
 class NoMatch(MnemonError):
-    """``oldText`` located no entry of the requested target."""
+    """``oldText`` (or ``key``) located no entry of the requested target."""
 
     code = "no-match"
     exit_code = EXIT_REJECTED

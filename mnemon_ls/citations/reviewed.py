@@ -20,7 +20,6 @@ reports each (:func:`findings`).
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import os
 import threading
@@ -29,6 +28,7 @@ from typing import Any
 
 from .. import fsio
 from ..errors import StorageError, UnreadableStore
+from ..runtime.ops import entry_key  # noqa: F401  (re-exported: the review keys)
 
 #: The latest time a confirmation may hold (9999-12-31T23:59:59.999Z, epoch ms); a larger or negative one, as a
 #: hand edit could leave, is ignored like any unreadable entry.
@@ -45,11 +45,6 @@ _kept_lock = threading.Lock()
 def _path_of(root: Path | str) -> Path:
     """``<root>/state/citations/reviewed.json`` (built once per root: every wake asks)."""
     return Path(os.path.join(root, "state", "citations", "reviewed.json"))
-
-
-def entry_key(target: str, content: str) -> str:
-    """The key of a runtime entry: ``memory:<sha256 of content>`` (as its citations' key) or ``user:<sha256>``."""
-    return f"{'user' if target == 'user' else 'memory'}:" + hashlib.sha256(content.encode("utf-8")).hexdigest()
 
 
 class ReviewedFile:

@@ -172,13 +172,18 @@ def session_start(args: argparse.Namespace, budget: int) -> str:
     confine_roots(resolution)
     print(f"mnemon-ls hook: the wake snapshot was not ready {budget} ms after this hook started; it printed USER.md "
           "and MEMORY.md as they are on disk instead", file=sys.stderr)
-    return partial_text(resolution, budget)
+    return partial_text(resolution, budget, secrets=settings.secrets)
 
 
-def partial_text(resolution: Any, budget: int, limit: int = HOOK_WAKE_BUDGET) -> str:
+def partial_text(resolution: Any, budget: int, limit: int = HOOK_WAKE_BUDGET, *, secrets: str = "redact") -> str:
     """What ``session-start`` prints when the wake is not ready in time: a header, the line saying what was
     left out, and USER.md / MEMORY.md of ``resolution``'s roots as they are on disk (read through the confined
-    store reads of :mod:`mnemon_ls.fsio`; an unreadable one is named), within ``limit`` characters."""
+    store reads of :mod:`mnemon_ls.fsio`; an unreadable one is named), within ``limit`` characters.
+
+    The projections mirror ``memories.json`` byte for byte, so they hold what another program stored there: unless
+    ``secrets`` (the setting) is ``allow``, each value that looks like a credential is printed as its placeholder
+    (``[redacted:<kind>]``, :func:`mnemon_ls.redact.redact_text`, as the wake shows it) and a line after the file
+    counts them; the files are not touched."""
     from .. import fsio
 
     head = ("MNEMON RUNTIME MEMORY (PARTIAL)\n"
@@ -196,8 +201,16 @@ def partial_text(resolution: Any, budget: int, limit: int = HOOK_WAKE_BUDGET) ->
             body = "" if data is None else data.decode("utf-8", "replace").rstrip("\n")
         except (MnemonError, OSError) as exc:
             body = f"(not readable: {getattr(exc, 'message', exc)})"
-        opening, closing = f"\nContents of {name} (as on disk)\n<runtime-memory-file name=\"{name}\">\n", \
-            "\n</runtime-memory-file>\n"
+        closing = "\n</runtime-memory-file>\n"
+        if secrets != "allow" and body:
+            from ..redact import redact_text  # the fallback only: the wake's path never imports the pass
+
+            body, matches = redact_text(body)
+            if matches:
+                closing += (f"({len(matches)} value{'s' if len(matches) != 1 else ''} in {name} that look like "
+                            "credentials another program stored are shown redacted; the file is unchanged: "
+                            "`mnemon-ls redact --apply` replaces them)\n")
+        opening = f"\nContents of {name} (as on disk)\n<runtime-memory-file name=\"{name}\">\n"
         space = room - len(opening) - len(closing)
         if space <= 0:
             break

@@ -401,9 +401,13 @@ def _wire_fields(operation: Any) -> frozenset[str]:
 
 
 def _projection_text(host: WorkspaceHost, *, target: str) -> str:
-    """The ``USER.md`` / ``MEMORY.md`` text of the current store (entries joined by ``§`` lines)."""
+    """The ``USER.md`` / ``MEMORY.md`` text of the current store (entries joined by ``§`` lines), a credential
+    another program wrote into ``memories.json`` shown redacted as the wake shows it
+    (:meth:`~mnemon_ls.runtime.source.RuntimeSource.redact_listed`; ``secrets: allow`` shows it as stored)."""
     state = host.runtime.read()
-    return "\n§\n".join(entry.content for entry in state.of(target))
+    shown = [{"target": target, "content": entry.content} for entry in state.of(target)]
+    host.runtime.redact_listed(shown)
+    return "\n§\n".join(entry["content"] for entry in shown)
 
 
 def settle() -> None:

@@ -3,7 +3,9 @@
 
 - ``packs.export`` ``{workspace?, packScope?: full|runtime|documents|memory-spaces, path?,
   includeUserProfile?, save?}`` -> ``{fileName, bytes, scope, components, summary, exportedAt, userProfile:
-  {carried, leftOut}, providerSpaces, handEdits, contents: {runtime, documents, spaces}, path | base64}``
+  {carried, leftOut}, providerSpaces, handEdits, redacted, contents: {runtime, documents, spaces}, path | base64}``
+  (``redacted``: ``{count, kinds}`` of the values that looked like credentials, replaced in the pack unless
+  ``secrets`` is ``allow``; absent when none was)
   (USER.md entries only with ``includeUserProfile``; ``contents`` what the pack holds per component, as
   ``inspect`` says it): with ``path`` (absolute)
   the pack is written there (0600, durably; never inside a storage root but its exports folder); with
@@ -193,6 +195,9 @@ def _export_text(data: dict[str, Any], call: Call, _p: Any) -> str:
     if data["providerSpaces"]["leftOut"]:
         lines.append(f"  memory-spaces: {_plural(data['providerSpaces']['leftOut'], 'provider space')} (third-party) "
                      "left out: packs never carry third-party connections; their content stays with the provider")
+    if data.get("redacted"):  # (the line the command line adds says how many: mnemon_ls.redact.describe)
+        lines.append("  credentials another program stored are redacted in the pack, the stores are unchanged "
+                     "(--secrets allow exports them as stored)")
     return "\n".join(lines)
 
 

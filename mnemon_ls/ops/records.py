@@ -262,6 +262,22 @@ def _compact_text(data: dict[str, Any], _call: Call, _p: Any) -> str:
             f"(backup {data['file']}.bak)")
 
 
+def _export(call: Call, p: RecordsExportParams) -> dict[str, Any]:
+    """``records.export``: ``{bundle, redactedCount}`` (``redactedCount``: values that looked like credentials,
+    replaced by their placeholders in the bundle; 0 under ``secrets: allow``,
+    :meth:`~mnemon_ls.records.service.RecordsSource.export_counted`). Not ``redacted``: the command line prints the
+    bundle on stdout, and a line a write's ``redacted`` adds there would break it; stderr says it instead."""
+    bundle, redacted = source(call).export_counted(p.scopes)
+    return {"bundle": bundle, "redactedCount": redacted}
+
+
+def _export_warnings(data: dict[str, Any], _call: Call) -> list[str]:
+    """The line on stderr saying how many values the export redacted (none when it redacted none)."""
+    count = data["redactedCount"]
+    return [f"{count} value{'s' if count != 1 else ''} that looked like credentials redacted in the bundle (the "
+            "record files are unchanged; `--secrets allow` exports them as stored)"] if count else []
+
+
 def _export_text(data: dict[str, Any], _call: Call, _p: Any) -> str:
     return json.dumps(data["bundle"], ensure_ascii=False, indent=2)
 
@@ -412,11 +428,12 @@ OPERATIONS = (
             CliArg("tags", flag="--tag", repeat=True, metavar="TAG", help="replace the tags (repeatable)"),
             _CONFIRM), _edit_text)),
     Operation(
-        "records.export", RecordsExportParams, lambda c, p: {"bundle": source(c).export(p.scopes)},
-        "A bundle {schemaVersion: 1, exportedAt, records} of every record but forgotten ones.",
+        "records.export", RecordsExportParams, _export,
+        "A bundle {schemaVersion: 1, exportedAt, records} of every record but forgotten ones; values that look like "
+        "credentials are redacted (redactedCount: how many) unless secrets is allow.",
         lsp=LspMethod("mnemon/records/export"),
         cli=_command("export", "print a bundle {schemaVersion: 1, exportedAt, records} (no forgotten records)",
-                     (_SCOPES,), _export_text,
+                     (_SCOPES,), _export_text, warnings=_export_warnings,
                      to_file=lambda d, file: f"exported {len(d['bundle']['records'])} records to {file}")),
     Operation(
         "records.import", RecordsImportParams,

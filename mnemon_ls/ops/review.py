@@ -9,11 +9,12 @@ A memory is named by its Source and its side-file key (:mod:`mnemon_ls.citations
 ``memory:<sha256 of the entry>`` (a USER.md entry, listed only when due for review: ``user:<sha256>``), ``spaces``
 ``<spaceId>/<itemId>``, ``documents`` ``<documentId>``, ``records`` ``<scope>/<recordId>``. Each memory shown is
 ``{source, key, id, label, title?, content, preview, updatedAt, age}`` (``content``: the whole text of a MEMORY.md
-entry, which its Edit and Remove select by, of a record or an item; a document's description; ``title``: a record's or a
-document's; ``preview``: title and content on one line, at most :data:`PREVIEW_CHARS`; ``age``: whole days, ``"3d"``;
-under ``secrets: redact`` or ``reject`` the preview, the title and every content but a MEMORY.md entry's are redacted,
-as a recall redacts what another program stored) plus the Source's ids (``spaceId``, ``scope``; a runtime entry's
-``target``); a key whose memory is no longer there (an entry edited by hand, a forgotten item) is left out.
+entry, of a record or an item; a document's description; ``title``: a record's or a document's; ``preview``: title and
+content on one line, at most :data:`PREVIEW_CHARS`; ``age``: whole days, ``"3d"``; under ``secrets: redact`` or
+``reject`` the preview, the title and every content are redacted, as a recall redacts what another program stored: a
+Runtime entry's Edit and Remove select it by ``key``, which ``runtime.mutate`` takes instead of ``oldText``) plus the
+Source's ids (``spaceId``, ``scope``; a runtime entry's ``target``); a key whose memory is no longer there (an entry
+edited by hand, a forgotten item) is left out.
 """
 
 from __future__ import annotations
@@ -100,8 +101,7 @@ class _Memories:
 
             shown = redact_text(content)[0] if content else content
             title = redact_text(title)[0] if title else title
-            if source != "runtime":  # a MEMORY.md entry's content selects it for Edit and Remove: kept whole
-                content = shown
+            content = shown  # a runtime entry's Edit and Remove select it by its key (runtime.mutate ``key``)
         preview = " ".join((f"{title}: {shown}" if title and shown else title or shown).split())
         if len(preview) > PREVIEW_CHARS:
             preview = preview[:PREVIEW_CHARS - 1].rstrip() + "…"

@@ -51,7 +51,7 @@ def routes_from_json(raw: str) -> Any:
 
 
 class RuntimeMutateParams(WorkspaceParams):
-    """``mnemon/runtime/mutate``: ``{workspace?, action, target, content?, oldText?, importance?, branches?,
+    """``mnemon/runtime/mutate``: ``{workspace?, action, target, content?, oldText? | key?, importance?, branches?,
     routes?, cites?}`` (``cites``: target memory, add or replace; a replace without ``cites`` keeps the entry's).
 
     Texts are checked by the Runtime Source (normalization, ``§``, 8192 bytes, matching) when the params are
@@ -66,6 +66,9 @@ class RuntimeMutateParams(WorkspaceParams):
                                                   f"most {MAX_ENTRY_BYTES} UTF-8 bytes")
     old_text: str | None = Field(None, alias="oldText", description="selects one entry (replace, remove): exact "
                                                                     "content first, else a unique substring")
+    key: str | None = Field(None, description="selects one entry (replace, remove) instead of oldText, without its "
+                                              "text: its key, memory:<sha256> or user:<sha256>, as citations.review "
+                                              "lists it")
     importance: Literal["critical", "normal", "low"] | None = Field(None, description="default normal")
     branches: list[str] | None = Field(None, description="show the entry only on these git branches (target "
                                                          "memory); [] removes the scope on replace",
@@ -88,7 +91,7 @@ class RuntimeMutateParams(WorkspaceParams):
             if self.action == "remove":
                 raise InvalidInput("cites", "is not allowed with remove")
         self._request = ops.validate_request(self.action, self.target, self.content, self.old_text, self.importance,
-                                             self.branches)  # raises InvalidInput (not a ValueError: unchanged)
+                                             self.branches, self.key)  # raises InvalidInput (not a ValueError)
         return self
 
     @property
@@ -188,6 +191,22 @@ class RuntimeCompactParams(WorkspaceParams):
 
 
 def _mutate(call: Call, p: RuntimeMutateParams) -> dict[str, Any]:
+    """``runtime.mutate`` (:func:`_mutated`), the old text it echoes (``removed``, ``replaced.from``,
+    ``supersedes.preview``) redacted unless ``secrets: allow``: it is what was stored, and another program may have
+    stored a credential there (mnemon_ls/runtime/foreign.py; a ``key`` selects such an entry without sending it)."""
+    data = _mutated(call, p)
+    if call.host.settings.secrets != "allow":
+        from ..redact import redact_text
+
+        if isinstance(data.get("removed"), str):
+            data["removed"] = redact_text(data["removed"])[0]
+        for field, name in (("replaced", "from"), ("supersedes", "preview")):
+            if isinstance(data.get(field), dict) and isinstance(data[field].get(name), str):
+                data[field] = {**data[field], name: redact_text(data[field][name])[0]}
+    return data
+
+
+def _mutated(call: Call, p: RuntimeMutateParams) -> dict[str, Any]:
     """``runtime.mutate``: the citations resolved first (a bad one writes nothing), the mutation, then the
     entry's citations kept under its new content (a replace without ``cites`` carries the old ones over,
     re-anchored; a remove drops them)."""
@@ -483,9 +502,11 @@ _MUTATE_TOOL = McpTool(
 def _mutate_cli(action: str, help_text: str) -> CliCommand:
     args = [CliArg("target", flag="--target", default="memory", help="user (USER.md) or memory (MEMORY.md; default)")]
     if action != "add":
-        args.append(CliArg("old_text", flag="--old-text", required=True, stdin=True,
+        args.append(CliArg("old_text", flag="--old-text", stdin=True,
                            help="text selecting one entry: exact content first, else a unique substring "
                                 "('-' reads standard input)"))
+        args.append(CliArg("key", flag="--key", metavar="KEY",
+                           help="selects the entry by its key instead (memory:<sha256>, as `review --json` lists it)"))
     if action != "remove":
         args += [CliArg("content", flag="--content", required=True, stdin=True,
                         help="entry text ('-' reads standard input)"),

@@ -64,18 +64,23 @@ class ExportedPack:
     #: (USER.md / MEMORY.md: :meth:`~mnemon_ls.runtime.repair.ProjectionRepair.repair`'s results; a document:
     #: status ``adopted``, a new revision).
     hand_edits: tuple[dict[str, Any], ...] = ()
+    #: Values that looked like credentials (another program stored them) replaced by their placeholders in the
+    #: pack: ``{"count": N, "kinds": {kind: n}}`` (:func:`.exportredact.summary`), ``None`` when none was (always
+    #: under ``secrets: allow`` and for an import's backup, :func:`export_held`).
+    redacted: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """``{fileName, bytes, scope, components, summary, exportedAt, userProfile: {carried, leftOut},
-        providerSpaces: {leftOut}, handEdits: [...]}`` (no payload; ``carried``/``leftOut``: USER.md entries in
-        the pack / left out of it; ``providerSpaces.leftOut``: third-party spaces left out; ``handEdits``:
-        :attr:`hand_edits`)."""
+        providerSpaces: {leftOut}, handEdits: [...], redacted}`` (no payload; ``carried``/``leftOut``: USER.md entries
+        in the pack / left out of it; ``providerSpaces.leftOut``: third-party spaces left out; ``handEdits``:
+        :attr:`hand_edits`; ``redacted``: :attr:`redacted`, only when something was)."""
         manifest = self.pack.archive.manifest
         return {"fileName": self.file_name, "bytes": len(self.data), "scope": manifest["scope"],
                 "components": manifest["components"], "summary": manifest["summary"],
                 "exportedAt": manifest["exportedAt"],
                 "userProfile": {"carried": self.pack.user_profile_entries(), "leftOut": self.user_profile_left_out},
-                "providerSpaces": {"leftOut": self.provider_spaces_left_out}, "handEdits": list(self.hand_edits)}
+                "providerSpaces": {"leftOut": self.provider_spaces_left_out}, "handEdits": list(self.hand_edits)
+                } | ({"redacted": self.redacted} if self.redacted else {})
 
 
 def validate_scope(value: Any, field: str = "packScope") -> str:
@@ -98,11 +103,13 @@ def export_pack(host: "Host", scope: str = "full", *, include_user_profile: bool
     Raises :class:`InvalidInput` (scope), :class:`UnreadableStore` (a damaged store file), :class:`PackRefused` (a
     WAL that cannot be
     checkpointed) and :class:`~mnemon_ls.errors.PackInvalid` (the root holds something a pack cannot
-    carry, e.g. a document file that differs from its index record)."""
+    carry, e.g. a document file that differs from its index record). Unless ``secrets`` is ``allow``, what looks
+    like a credential is redacted in the pack (:mod:`.exportredact`; :attr:`ExportedPack.redacted` counts it)."""
     scope = validate_scope(scope)
     with host.pack_gate():  # one state of the root: an import in another process waits (:mod:`.gate`)
         hand_edits = _take_in_hand_edits(host, fmt.SCOPES[scope])
-        exported = _build(host, scope, include_user_profile, now, held=False, notes=hand_edits)
+        exported = _build(host, scope, include_user_profile, now, held=False, notes=hand_edits,
+                          redact=host.settings.secrets != "allow")
     return dataclasses.replace(exported, hand_edits=tuple(hand_edits))
 
 
@@ -136,14 +143,15 @@ def export_held(host: "Host", scope: str, *, include_user_profile: bool,
 
 
 def _build(host: "Host", scope: str, include_user_profile: bool, now: datetime | None,
-           *, held: bool, notes: list[dict[str, Any]] | None = None) -> ExportedPack:
+           *, held: bool, notes: list[dict[str, Any]] | None = None, redact: bool = False) -> ExportedPack:
     moment = (now or datetime.now(timezone.utc)).astimezone(timezone.utc)
     payload: dict[str, bytes] = {}
     left_out = providers_left_out = 0
+    redacted: Any = None
     components = fmt.SCOPES[scope]
     items: dict[str, int] = {}
     if "runtime" in components:
-        part, items["runtime"], left_out = _runtime(host, include_user_profile)
+        part, items["runtime"], left_out, redacted = _runtime(host, include_user_profile, redact)
         payload.update(part)
     if "documents" in components:
         part, items["documents"] = _documents(host, held, notes)
@@ -151,6 +159,11 @@ def _build(host: "Host", scope: str, include_user_profile: bool, now: datetime |
     if "memory-spaces" in components:
         part, items["memory-spaces"], providers_left_out = _spaces(host, held)
         payload.update(part)
+    if redact:
+        from .exportredact import redact_payload, summary
+
+        kinds = redact_payload(host, payload, components)
+        redacted = summary(kinds if redacted is None else redacted + kinds)
     summary = []
     for component in components:
         files = [data for path, data in payload.items() if fmt.component_of(path) == component]
@@ -164,20 +177,29 @@ def _build(host: "Host", scope: str, include_user_profile: bool, now: datetime |
         manifest[MANIFEST_KEY] = carried  # the citations of what the pack carries (:mod:`.citations`)
     data = fmt.write_archive(manifest, payload)
     pack = read_pack(data)  # what we write we also accept (raises PackInvalid naming what is wrong)
-    return ExportedPack(data, fmt.pack_file_name(moment), pack, left_out, providers_left_out)
+    return ExportedPack(data, fmt.pack_file_name(moment), pack, left_out, providers_left_out, redacted=redacted)
 
 
-def _runtime(host: "Host", include_user_profile: bool) -> tuple[dict[str, bytes], int, int]:
-    """The runtime payload, its entry count and the number of USER.md entries left out."""
+def _runtime(host: "Host", include_user_profile: bool, redact: bool = False
+             ) -> tuple[dict[str, bytes], int, int, Any]:
+    """The runtime payload, its entry count, the number of USER.md entries left out and the kinds of values
+    redacted (a ``Counter``, ``None`` without ``redact``: each entry's content through
+    :func:`.exportredact.redacted_entries`)."""
     state = host.runtime.read()
     if state.problems:
         raise UnreadableStore(f"Runtime memory is damaged: {state.problems[0]}; run `mnemon-ls runtime recover` "
                               "before exporting", reason=state.problems[0])
     user = list(state.user) if include_user_profile else []
     entries = [*user, *state.memory]
+    redacted = None
+    if redact:
+        from .exportredact import redacted_entries
+
+        entries, redacted = redacted_entries(entries)
     return {RUNTIME_FILE: serialize_store(entries),
             "payload/runtime/USER.md": projection_bytes(entries, "user"),
-            "payload/runtime/MEMORY.md": projection_bytes(entries, "memory")}, len(entries), len(state.user) - len(user)
+            "payload/runtime/MEMORY.md": projection_bytes(entries, "memory")}, len(entries), \
+        len(state.user) - len(user), redacted
 
 
 def _documents(host: "Host", held: bool = False,

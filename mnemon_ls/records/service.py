@@ -381,10 +381,27 @@ class RecordsSource:
 
     def export(self, scopes: Sequence[str] | None = None) -> dict[str, Any]:
         """``{schemaVersion: 1, exportedAt (epoch ms), records: [...]}``: every record but forgotten ones,
-        governance completed (seed 002 section 5), oldest first."""
+        governance completed (seed 002 section 5), oldest first; redacted as :meth:`export_counted` says."""
+        return self.export_counted(scopes)[0]
+
+    def export_counted(self, scopes: Sequence[str] | None = None) -> tuple[dict[str, Any], int]:
+        """``(the bundle of :meth:`export`, how many values were redacted)``. Every write of ours was redacted, but a
+        record file has other writers (the plugin, a script, a person's editor): unless ``secrets`` is ``allow``
+        each record's title and content (as texts) and tags (as labels) pass the redaction pass, as a write does
+        (:mod:`mnemon_ls.redact`; ``reject`` redacts too: an export refuses nothing), and a changed content gets
+        its ``contentHash`` again, so the bundle imports. The record files are not touched."""
         records = [r for r in self.list(scopes=scopes) if r.status != "forgotten"]
         records.sort(key=lambda r: (r.created_at, r.id))
-        return {"schemaVersion": 1, "exportedAt": self._clock(), "records": [r.to_json() for r in records]}
+        shown = [r.to_json() for r in records]
+        scrub = Scrubber("allow" if self.secrets == "allow" else "redact")
+        for index, data in enumerate(shown):
+            data["title"] = scrub.text(f"records[{index}].title", data["title"])
+            content = scrub.text(f"records[{index}].content", data["content"])
+            if content != data["content"]:
+                data.update(content=content, contentHash=content_hash(content))
+            if data.get("tags"):
+                data["tags"] = scrub.labels(f"records[{index}].tags", data["tags"])
+        return {"schemaVersion": 1, "exportedAt": self._clock(), "records": shown}, scrub.count
 
     def import_bundle(self, bundle: Any, *, scope: str = "project", confirm: bool = False) -> dict[str, Any]:
         """Restore a bundle into ``scope`` as review items: origin ``imported``, verification

@@ -58,6 +58,8 @@ def pending_request(plan: "MaintenancePlan", request: ops.MutationRequest | None
         data["content"] = request.content
     if request.old_text is not None:
         data["oldText"] = request.old_text
+    if request.key is not None:
+        data["key"] = request.key
     if request.importance is not None:
         data["importance"] = request.importance
     if request.branches is not None:
@@ -519,7 +521,7 @@ def parse_pending(raw: Any, target: Target) -> ops.MutationRequest | None:
         return None
     if not isinstance(raw, dict):
         raise InvalidInput("pending", "must be an object {action, content?, oldText?, importance?, branches?} or null")
-    unknown = sorted(set(raw) - {"action", "content", "oldText", "importance", "branches", "target"})
+    unknown = sorted(set(raw) - {"action", "content", "oldText", "key", "importance", "branches", "target"})
     if unknown:
         raise InvalidInput(f"pending.{unknown[0]}", "is not a known field")
     if raw.get("target", target) != target:
@@ -527,7 +529,7 @@ def parse_pending(raw: Any, target: Target) -> ops.MutationRequest | None:
                                              f"{echo_repr(raw.get('target'))})")
     try:
         return ops.validate_request(raw.get("action"), target, raw.get("content"), raw.get("oldText"),
-                                    raw.get("importance"), raw.get("branches"))
+                                    raw.get("importance"), raw.get("branches"), raw.get("key"))
     except InvalidInput as exc:
         raise InvalidInput(f"pending.{exc.field}", exc.rule) from None
 

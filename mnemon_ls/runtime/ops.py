@@ -9,6 +9,8 @@ addition: contents are compared in NFC, so an NFD spelling of a stored text is t
 from __future__ import annotations
 
 import functools
+import hashlib
+import re
 import unicodedata
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Sequence
@@ -45,7 +47,8 @@ class MutationRequest:
 
     ``content`` is the normalized new text (add/replace), ``old_text`` the normalized selector
     (replace/remove), ``importance`` ``None`` for "default / keep", ``branches`` ``None`` for "keep"
-    (replace) and ``()`` for "no branch scope".
+    (replace) and ``()`` for "no branch scope". ``key`` selects instead of ``old_text`` (replace/remove): the
+    entry whose :func:`entry_key` it is, so a caller that was shown an entry redacted can still name it.
     """
 
     action: Action
@@ -54,6 +57,28 @@ class MutationRequest:
     old_text: str | None = None
     importance: Importance | None = None
     branches: tuple[str, ...] | None = None
+    key: str | None = None
+
+
+#: What an entry key is (:func:`entry_key`): the target, a colon, the sha256 hex of the entry's content.
+ENTRY_KEY = re.compile(r"(user|memory):[0-9a-f]{64}")
+
+
+def entry_key(target: str, content: str) -> str:
+    """The key of a Runtime entry: ``memory:<sha256 hex of its content (UTF-8)>`` for a MEMORY.md entry (the key
+    its citations are kept under), ``user:<sha256>`` for a USER.md one. Names the entry without its text."""
+    return f"{'user' if target == 'user' else 'memory'}:" + hashlib.sha256(content.encode("utf-8")).hexdigest()
+
+
+def validate_key(value: Any, target: Target) -> str:
+    """An entry key of ``target`` (:data:`ENTRY_KEY`, its prefix ``target``); :class:`InvalidInput` naming
+    ``key`` otherwise."""
+    if not isinstance(value, str) or not ENTRY_KEY.fullmatch(value):
+        raise InvalidInput("key", "must be an entry key 'user:<sha256 hex>' or 'memory:<sha256 hex>' as "
+                                  f"citations.review lists it (got {echo_repr(value)})")
+    if value.partition(":")[0] != target:
+        raise InvalidInput("key", f"names a {value.partition(':')[0]} entry; the target is {target}")
+    return value
 
 
 def validate_request(
@@ -63,11 +88,13 @@ def validate_request(
     old_text: Any = None,
     importance: Any = None,
     branches: Any = None,
+    key: Any = None,
 ) -> MutationRequest:
     """Validate a raw mutation request (reference order: target, action, importance, branches, texts).
 
+    ``key`` (replace, remove) selects the entry instead of ``old_text`` (:func:`validate_key`); not both.
     Raises :class:`InvalidInput` naming ``target``, ``action``, ``importance``, ``branches[i]``,
-    ``content`` or ``oldText``.
+    ``content``, ``oldText`` or ``key``.
     """
     target = validate_target(target)
     if action not in ACTIONS:
@@ -86,11 +113,27 @@ def validate_request(
         new_text = validate_content(content, "content")
     elif content is not None:
         raise InvalidInput("content", "does not apply to remove")
+    if key is not None:
+        if action == "add":
+            raise InvalidInput("key", "does not apply to add")
+        if old_text is not None:
+            raise InvalidInput("key", "give oldText or key, not both")
+        return MutationRequest(action, target, new_text, None, importance, branches, validate_key(key, target))
     if action in ("replace", "remove"):
         selector = validate_selector(old_text)
     elif old_text is not None:
         raise InvalidInput("oldText", "does not apply to add")
     return MutationRequest(action, target, new_text, selector, importance, branches)
+
+
+def locate_key(entries: Sequence[Entry], target: Target, key: str) -> int:
+    """Index of the entry of ``target`` whose :func:`entry_key` is ``key`` (identical entries: the first).
+    Raises :class:`NoMatch` naming ``key`` (never quoting an entry) when none is."""
+    for index, entry in enumerate(entries):
+        if entry.target == target and entry_key(target, entry.content) == key:
+            return index
+    raise NoMatch(f"key: no {target} entry has the key {key} (it was changed or removed since it was listed)",
+                  field="key", target=target, key=key)
 
 
 def validate_selector(value: Any, field_name: str = "oldText") -> str:
@@ -214,8 +257,11 @@ def apply_mutation(entries: Sequence[Entry], request: MutationRequest, now: str)
                         + "; remove one if they say the same.")
         return MutationOutcome((*entries, new), True, message, detail, pending=new)
 
-    assert request.old_text is not None
-    index = locate(entries, target, request.old_text)
+    if request.key is not None:
+        index = locate_key(entries, target, request.key)
+    else:
+        assert request.old_text is not None
+        index = locate(entries, target, request.old_text)
     old = entries[index]
     if request.action == "remove":
         rest = tuple(e for i, e in enumerate(entries) if i != index)

@@ -220,7 +220,7 @@ class RuntimeSource:
         scrub.identifiers("branches", request.branches)
         if content != request.content or old_text != request.old_text:
             request = ops.validate_request(request.action, request.target, content, old_text, request.importance,
-                                           request.branches)
+                                           request.branches, request.key)
         return request, scrub
 
     def repair(self, *, rebuild_missing: bool = True) -> list[tuple[RuntimeStore, RepairReport]]:

@@ -48,7 +48,7 @@ export function canEdit(memory: CitedMemory): boolean {
 export function editRequest(workspace: string, memory: CitedMemory, text: string): { method: string; params: Record<string, unknown> } | null {
     switch (memory.source) {
         case "runtime":
-            return { method: OperationMethod["runtime.mutate"], params: { workspace, action: "replace", target: memory.target ?? "memory", oldText: memory.content, content: text } };
+            return { method: OperationMethod["runtime.mutate"], params: { workspace, action: "replace", target: memory.target ?? "memory", key: memory.key, content: text } };
         case "records":
             return { method: OperationMethod["records.edit"], params: { workspace, id: memory.id, recordScope: memory.scope, content: text } };
         default:
@@ -60,7 +60,7 @@ export function editRequest(workspace: string, memory: CitedMemory, text: string
 export function removeRequest(workspace: string, memory: CitedMemory): { method: string; params: Record<string, unknown> } {
     switch (memory.source) {
         case "runtime":
-            return { method: OperationMethod["runtime.mutate"], params: { workspace, action: "remove", target: memory.target ?? "memory", oldText: memory.content } };
+            return { method: OperationMethod["runtime.mutate"], params: { workspace, action: "remove", target: memory.target ?? "memory", key: memory.key } };
         case "records":
             return { method: OperationMethod["records.forget"], params: { workspace, id: memory.id, recordScope: memory.scope } };
         case "documents":

@@ -82,7 +82,7 @@ end
 function M.edit_request(workspace, memory, text)
   if memory.source == "runtime" then
     return "mnemon/runtime/mutate", { workspace = workspace, action = "replace", target = memory.target or "memory",
-      oldText = memory.content, content = text }
+      key = memory.key, content = text }
   elseif memory.source == "records" then
     return "mnemon/records/edit", { workspace = workspace, id = memory.id, recordScope = memory.scope, content = text }
   end
@@ -93,7 +93,7 @@ end
 function M.remove_request(workspace, memory)
   if memory.source == "runtime" then
     return "mnemon/runtime/mutate", { workspace = workspace, action = "remove", target = memory.target or "memory",
-      oldText = memory.content }
+      key = memory.key }
   elseif memory.source == "records" then
     return "mnemon/records/forget", { workspace = workspace, id = memory.id, recordScope = memory.scope }
   elseif memory.source == "documents" then

@@ -50,8 +50,8 @@ describe("needs review", () => {
         assert.match(nodes[1].tooltip ?? "", /Not updated or confirmed for 95d\./);
         assert.match(nodes[0].tooltip ?? "", /Not updated or confirmed for 120d \(last confirmed 2026-08-01\): due for review since 2026-10-30\./);
         assert.match(nodes[0].tooltip ?? "", /Still true\? Confirm it\./);
-        assert.deepEqual(editRequest(W, (nodes[0].ref as { memory: CitedMemory }).memory, "new"), { method: "mnemon/runtime/mutate", params: { workspace: W, action: "replace", target: "user", oldText: "parse splits words", content: "new" } });
-        assert.deepEqual(removeRequest(W, (nodes[0].ref as { memory: CitedMemory }).memory), { method: "mnemon/runtime/mutate", params: { workspace: W, action: "remove", target: "user", oldText: "parse splits words" } });
+        assert.deepEqual(editRequest(W, (nodes[0].ref as { memory: CitedMemory }).memory, "new"), { method: "mnemon/runtime/mutate", params: { workspace: W, action: "replace", target: "user", key: "runtime-key", content: "new" } });
+        assert.deepEqual(removeRequest(W, (nodes[0].ref as { memory: CitedMemory }).memory), { method: "mnemon/runtime/mutate", params: { workspace: W, action: "remove", target: "user", key: "runtime-key" } });
     });
 
     it("nothing to review is one message", () => {
@@ -66,11 +66,11 @@ describe("needs review", () => {
     });
 
     it("Edit and Remove are each Source's own requests", () => {
-        assert.deepEqual(editRequest(W, memory("runtime"), "new"), { method: "mnemon/runtime/mutate", params: { workspace: W, action: "replace", target: "memory", oldText: "parse splits words", content: "new" } });
+        assert.deepEqual(editRequest(W, memory("runtime"), "new"), { method: "mnemon/runtime/mutate", params: { workspace: W, action: "replace", target: "memory", key: "runtime-key", content: "new" } });
         assert.deepEqual(editRequest(W, memory("records", { scope: "project" }), "new"), { method: "mnemon/records/edit", params: { workspace: W, id: "records-id", recordScope: "project", content: "new" } });
         assert.equal(editRequest(W, memory("documents"), "new"), null);
         assert.equal(canEdit(memory("spaces")), false);
-        assert.deepEqual(removeRequest(W, memory("runtime")), { method: "mnemon/runtime/mutate", params: { workspace: W, action: "remove", target: "memory", oldText: "parse splits words" } });
+        assert.deepEqual(removeRequest(W, memory("runtime")), { method: "mnemon/runtime/mutate", params: { workspace: W, action: "remove", target: "memory", key: "runtime-key" } });
         assert.deepEqual(removeRequest(W, memory("records", { scope: "user" })), { method: "mnemon/records/forget", params: { workspace: W, id: "records-id", recordScope: "user" } });
         assert.deepEqual(removeRequest(W, memory("documents")), { method: "mnemon/documents/archive", params: { workspace: W, id: "documents-id" } });
         assert.deepEqual(removeRequest(W, memory("spaces", { spaceId: "default" })), { method: "mnemon/forget", params: { workspace: W, spaceId: "default", id: "spaces-id" } });
