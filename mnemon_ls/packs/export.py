@@ -162,7 +162,7 @@ def _build(host: "Host", scope: str, include_user_profile: bool, now: datetime |
     if redact:
         from .exportredact import redact_payload, summary
 
-        kinds = redact_payload(host, payload, components)
+        kinds = redact_payload(host, payload, components, read_documents=_documents, read_spaces=_spaces)
         redacted = summary(kinds if redacted is None else redacted + kinds)
     summary = []
     for component in components:

@@ -24,12 +24,16 @@ import tempfile
 import types
 from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from ..documents import model as dmodel
 from ..documents.indexformat import parse_index
 from ..redact import find_secrets, redact_text
 from .validate import INDEX_FILE, REGISTRY_FILE
+
+#: An export reader of :mod:`.export` (``_documents``/``_spaces``): ``(host, held=True)`` -> a tuple whose first
+#: value is the payload part (pack entry name -> bytes).
+Reader = Callable[..., tuple[Any, ...]]
 
 if TYPE_CHECKING:
     from ..hosting import Host
@@ -79,9 +83,8 @@ def _document_values(payload: dict[str, bytes]) -> Counter[str]:
     return kinds
 
 
-def _documents(host: "Host", payload: dict[str, bytes], stage: Path) -> Counter[str]:
+def _documents(host: "Host", payload: dict[str, bytes], stage: Path, read_documents: Reader) -> Counter[str]:
     from ..documents import DocumentStore, redaction
-    from .export import _documents as read_documents
 
     kinds = _document_values(payload)
     if not kinds:
@@ -100,9 +103,8 @@ def _documents(host: "Host", payload: dict[str, bytes], stage: Path) -> Counter[
     return kinds
 
 
-def _spaces(payload: dict[str, bytes], stage: Path) -> Counter[str]:
+def _spaces(payload: dict[str, bytes], stage: Path, read_spaces: Reader) -> Counter[str]:
     from ..spaces import SpacesService, redaction
-    from .export import _spaces as read_spaces
     from .stores import any_secret, store_has_secret
 
     databases = [n for n in payload if n.startswith("payload/data/") and n.endswith("/mnemon.db")]
@@ -123,19 +125,22 @@ def _spaces(payload: dict[str, bytes], stage: Path) -> Counter[str]:
     return kinds
 
 
-def redact_payload(host: "Host", payload: dict[str, bytes], components: Sequence[str]) -> Counter[str]:
+def redact_payload(host: "Host", payload: dict[str, bytes], components: Sequence[str], *,
+                   read_documents: Reader, read_spaces: Reader) -> Counter[str]:
     """Redact the documents and memory-spaces components of ``payload`` (pack entry name -> bytes, changed in
-    place) and return kind -> how many values were replaced (module doc). The Runtime component is redacted before it is
-    serialized (:func:`redacted_entries`). Nothing under the root is read or written; the staging directory is
-    private (0700) and removed."""
+    place) and return kind -> how many values were replaced (module doc). ``read_documents(host, held=True)`` and
+    ``read_spaces(host, held=True)`` are the export's own readers (:mod:`.export`), run again over the staged,
+    redacted copy (a ``SimpleNamespace`` with ``root`` and ``settings``): the pack carries what they read there.
+    The Runtime component is redacted before it is serialized (:func:`redacted_entries`). Nothing under the root
+    is read or written; the staging directory is private (0700) and removed."""
     kinds = Counter[str]()
     if not any(c in components for c in ("documents", "memory-spaces")):
         return kinds
     with tempfile.TemporaryDirectory(prefix="mnemon-pack-export-") as tmp:
         os.chmod(tmp, 0o700)
         if "documents" in components and INDEX_FILE in payload:
-            kinds += _documents(host, payload, Path(tmp) / "documents-stage")
+            kinds += _documents(host, payload, Path(tmp) / "documents-stage", read_documents)
         if "memory-spaces" in components and REGISTRY_FILE in payload:
-            kinds += _spaces(payload, Path(tmp) / "spaces-stage")
+            kinds += _spaces(payload, Path(tmp) / "spaces-stage", read_spaces)
     return kinds
 
