@@ -18,13 +18,21 @@ def git(workspace: Path, *args: str) -> None:
                    check=True, capture_output=True, env=child_env(HOME=str(workspace.parent / "home")), timeout=60)
 
 
-def test_a_renamed_cited_file_reads_renamed_with_its_new_path(tmp_path: Path) -> None:
+def two_cited_files(tmp_path: Path) -> Path:
+    """A real repository under ``tmp_path`` with ``src/retry.py`` and ``src/other.py`` committed and two Runtime
+    entries citing them ("retry uses backoff" at ``src/retry.py:10-14``, "x is one" at ``src/other.py:1``);
+    returns its work tree."""
     repo = make_repo(tmp_path / "repo")
     commit_files(repo, {"src/retry.py": RETRY, "src/other.py": "x = 1\n"}, "retry")
     (tmp_path / "home").mkdir()
     workspace = Path(repo.workdir)
     ok(workspace, "runtime", "add", "--content", "retry uses backoff", "--cite", "src/retry.py:10-14")
     ok(workspace, "runtime", "add", "--content", "x is one", "--cite", "src/other.py:1")
+    return workspace
+
+
+def test_a_renamed_cited_file_reads_renamed_with_its_new_path(tmp_path: Path) -> None:
+    workspace = two_cited_files(tmp_path)
 
     git(workspace, "mv", "src/retry.py", "src/backoff.py")  # staged: `git status` says renamed
     git(workspace, "rm", "-q", "src/other.py")  # deleted, no rename: still gone

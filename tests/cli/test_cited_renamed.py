@@ -8,18 +8,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.cli.test_cite_renamed import git
-from tests.cli.test_cite_staleness import RETRY, js, ok
-from tests.gitrepo import commit_files, make_repo
+from tests.cli.test_cite_renamed import git, two_cited_files
+from tests.cli.test_cite_staleness import js, ok
 
 
 def test_cited_new_path_lists_memories_citing_the_old_path(tmp_path: Path) -> None:
-    repo = make_repo(tmp_path / "repo")
-    commit_files(repo, {"src/retry.py": RETRY, "src/other.py": "x = 1\n"}, "retry")
-    (tmp_path / "home").mkdir()
-    workspace = Path(repo.workdir)
-    ok(workspace, "runtime", "add", "--content", "retry uses backoff", "--cite", "src/retry.py:10-14")
-    ok(workspace, "runtime", "add", "--content", "x is one", "--cite", "src/other.py:1")
+    workspace = two_cited_files(tmp_path)
     git(workspace, "mv", "src/retry.py", "src/backoff.py")
     git(workspace, "commit", "-q", "-m", "rename")
     ok(workspace, "runtime", "add", "--content", "backoff doubles", "--cite", "src/backoff.py:1")
