@@ -40,6 +40,8 @@ SPACES_TOOL_TEXT = ("List the Memory Spaces (id, name, description, active), or 
                     "one. Create a space only for a recurring, distinct domain; most facts fit an existing one.")
 #: The limits the Memory Spaces Source's validators enforce (after trimming), published in the schemas.
 _SPACE_ID, _ITEM_ID = limits(maxLength=MAX_SPACE_ID_CHARS), limits(maxLength=MAX_ITEM_ID_CHARS)
+#: What an item id field also takes (:func:`mnemon_ls.spaces.model.full_item_id`).
+_SHORT_ID = " (or, in a native space, its unique start of 8 characters or more)"
 _NAME, _DESCRIPTION = limits(maxLength=MAX_NAME_CHARS), limits(maxLength=MAX_DESCRIPTION_CHARS)
 
 
@@ -169,19 +171,19 @@ class LinkParams(WorkspaceParams):
     """``mnemon/link``: ``{workspace?, spaceId, sourceId, targetId, edgeType?, weight?}``."""
 
     space_id: str = Field(alias="spaceId", description="the space both items are in", json_schema_extra=_SPACE_ID)
-    source_id: str = Field(alias="sourceId", description="the exact item id the edge starts from",
+    source_id: str = Field(alias="sourceId", description=("the item id the edge starts from" + _SHORT_ID),
                            json_schema_extra=_ITEM_ID)
-    target_id: str = Field(alias="targetId", description="the exact item id the edge points to",
+    target_id: str = Field(alias="targetId", description=("the item id the edge points to" + _SHORT_ID),
                            json_schema_extra=_ITEM_ID)
     edge_type: str = Field("semantic", alias="edgeType", description="temporal, semantic, causal or entity")
     weight: float = Field(0.5, ge=0, le=1, description="0..1", strict=True)
 
 
 class ForgetParams(WorkspaceParams):
-    """``mnemon/forget``: ``{workspace?, spaceId, id}`` (soft delete by exact id)."""
+    """``mnemon/forget``: ``{workspace?, spaceId, id}`` (soft delete by item id)."""
 
     space_id: str = Field(alias="spaceId", description="the space the item is in", json_schema_extra=_SPACE_ID)
-    id: str = Field(description="the exact item id", json_schema_extra=_ITEM_ID)
+    id: str = Field(description="the item id" + _SHORT_ID, json_schema_extra=_ITEM_ID)
 
 
 # ------------------------------------------------------------------ runs
@@ -568,12 +570,12 @@ OPERATIONS = (
             text=_space_text("link"))),
     Operation(
         "spaces.forget", ForgetParams, _forget,
-        "Forget one Memory Space item by exact id (a soft delete).", effect="destroy",
+        "Forget one Memory Space item by its id (a soft delete).", effect="destroy",
         text=modeltext.receipt,
         lsp=LspMethod("mnemon/forget"),
         mcp=McpTool(
             "mnemon_forget",
-            "Forget one Memory Space item by exact id (a soft delete: it is no longer recalled). Use it only when "
+            "Forget one Memory Space item by its id (a soft delete: it is no longer recalled). Use it only when "
             "the user asks, or when an item is proven wrong."),
         cli=CliCommand(("space", "forget"),
                        "forget an item by id (a native space soft-deletes it; a provider deletes it its own "

@@ -149,5 +149,9 @@ def _named(call: Call, source: str, key: str) -> dict[str, Any]:
     except (MnemonError, OSError, ValueError):
         preview = None
     if preview is not None:
+        if isinstance(preview, str) and call.host.settings.secrets != "allow":  # as every read shows it
+            from ..redact_find import redact_text
+
+            preview = redact_text(preview)[0]
         data["preview"] = short(preview)
     return data

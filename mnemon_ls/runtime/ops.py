@@ -157,7 +157,9 @@ def locate(entries: Sequence[Entry], target: Target, old_text: str) -> int:
 
     Exact full-content matches (NFC) win; otherwise a unique substring match. Raises :class:`NoMatch`
     for none, :class:`AmbiguousMatch` for several (including two identical exact entries): its message
-    quotes the first :data:`AMBIGUOUS_SHOWN` of them, ``data.candidates`` holds every one's content.
+    quotes the first :data:`AMBIGUOUS_SHOWN` of them, ``data.candidates`` holds every one's content, each with
+    what looks like a credential replaced by its placeholder (:func:`mnemon_ls.redact_find.redact_text`: another
+    program may have stored one; the key selector of ``review`` picks such an entry).
     """
     key = match_key(old_text)
     exact = [i for i, e in enumerate(entries) if e.target == target and match_key(e.content) == key]
@@ -166,8 +168,11 @@ def locate(entries: Sequence[Entry], target: Target, old_text: str) -> int:
         raise NoMatch(f"oldText: no {target} entry contains {_quote(old_text)}", field="oldText", target=target,
                       oldText=echo_value(old_text))  # what was sent, clipped: it may be megabytes
     if len(candidates) > 1:
+        from ..redact_find import redact_text  # an error never quotes a credential another program stored
+
+        contents = [redact_text(entries[i].content)[0] for i in candidates]
         kind = "are identical to" if exact else "contain"
-        shown = ", ".join(_quote(entries[i].content, 60) for i in candidates[:AMBIGUOUS_SHOWN])
+        shown = ", ".join(_quote(content, 60) for content in contents[:AMBIGUOUS_SHOWN])
         if len(candidates) > AMBIGUOUS_SHOWN:
             shown += f" and {len(candidates) - AMBIGUOUS_SHOWN} more"
         raise AmbiguousMatch(
@@ -176,7 +181,7 @@ def locate(entries: Sequence[Entry], target: Target, old_text: str) -> int:
             target=target,
             oldText=old_text,
             matches=len(candidates),
-            candidates=[entries[i].content for i in candidates],
+            candidates=contents,
         )
     return candidates[0]
 

@@ -67,3 +67,32 @@ def test_a_start_of_several_ids_is_refused_naming_the_field(cli: Cli) -> None:  
     assert printed == sorted(f"abcdef12-{n}{i[10:]}" for n, i in enumerate(ids))  # one start: each id in full
     forgot = cli.ok_json("space", "forget", "abcdef12-1", "--space", "Notes", "--json")
     assert forgot["id"] == f"abcdef12-1{ids[1][10:]}", forgot
+
+
+
+def test_the_id_or_start_of_a_forgotten_item_never_forgets_another(cli: Cli) -> None:  # noqa: F811
+    """A forget run again with the id (or the 8-character start) of an item already forgotten forgot another,
+    active item whose id starts the same: forgotten items did not count as ids. They count now: the full id of a
+    forgotten item names that item (no active item: nothing changes), a start it shares with an active one is
+    refused as the start of several ids."""
+    cli.ok("space", "create", "--name", "Notes", "--description", "facts", "--active")
+    for content in ("The queue retries three times", "The queue is drained nightly", "The queue has two workers",
+                    "The queue logs to stderr"):
+        cli.ok("remember", content)
+    ids = sorted(r["id"] for r in cli.ok_json("recall", "queue", "--json")["results"])
+    store = cli.data / "data" / cli.ok_json("space", "list")[0]["id"] / "mnemon.db"
+    with sqlite3.connect(store) as db:  # hand-made ids (an import's, a crafted store's): one the start of another
+        for ident, new in zip(ids, ["abcdefgh12", "abcdefgh123", "ab%_efgh-one", "ab%_efgh-two"]):
+            db.execute("UPDATE insights SET id = ? WHERE id = ?", (new, ident))
+    cli.ok("space", "forget", "abcdefgh12", "--space", "Notes")
+    cli.ok("space", "forget", "ab%_efgh-one", "--space", "Notes")
+    rows = "SELECT id, deleted_at IS NULL FROM insights ORDER BY id"
+    before = sqlite3.connect(store).execute(rows).fetchall()
+    assert before == [("ab%_efgh-one", 0), ("ab%_efgh-two", 1), ("abcdefgh12", 0), ("abcdefgh123", 1)]
+
+    again = cli.run("space", "forget", "abcdefgh12", "--space", "Notes")
+    assert again.returncode == 3 and "no active item" in again.stderr and "abcdefgh123" not in again.stdout, again
+    shared = cli.run("space", "forget", "ab%_efgh", "--space", "Notes")
+    assert (shared.returncode, shared.stderr) == (2, "mnemon-ls: error: ITEM_ID: 'ab%_efgh' is the start of several "
+                                                     "item ids; give more characters\n")
+    assert sqlite3.connect(store).execute(rows).fetchall() == before  # nothing else forgotten

@@ -69,11 +69,11 @@ class NativeStatus:
             return items[0] if items else None
 
     def ids_starting(self, prefix: str, limit: int = 2) -> list[str]:
-        """Up to ``limit`` ids of active (not forgotten) items that start with ``prefix`` (compared as text, no
+        """Up to ``limit`` ids of items, active or forgotten, that start with ``prefix`` (compared as text, no
         pattern: ``_`` and ``%`` are themselves), the item whose id is ``prefix`` itself first; one SQL query (no
-        access bookkeeping). :func:`mnemon_ls.spaces.model.full_item_id` makes a short id a full one with it."""
-        sql = ("SELECT id FROM insights WHERE deleted_at IS NULL AND substr(id, 1, ?) = ? "
-               "ORDER BY id = ? DESC, id LIMIT ?")
+        access bookkeeping). :func:`mnemon_ls.spaces.model.full_item_id` makes a short id a full one with it:
+        forgotten items count, so that the id (or start) of one never names another, active item."""
+        sql = "SELECT id FROM insights WHERE substr(id, 1, ?) = ? ORDER BY id = ? DESC, id LIMIT ?"
 
         def run(db: sqlite3.Connection) -> list[str]:
             return [str(r[0]) for r in db.execute(sql, (len(prefix), prefix, prefix, max(0, int(limit))))]
