@@ -161,20 +161,40 @@ INIT_PREAMBLE = re.compile(r"This file provides guidance to Claude Code(?: \(cla
 
 
 def front_matter(text: str) -> tuple[dict[str, str], str]:
-    """``(metadata, body)``: a leading ``---`` YAML block read as flat ``key: value`` lines (quotes
-    stripped), and the text after it. No block: ``({}, text)``."""
+    """``(metadata, body)``: a leading ``---`` YAML block read as flat ``key: value`` lines, and the text after
+    it. No block: ``({}, text)``. A value is a YAML scalar as far as rule files use one (:func:`_scalar`): quotes
+    stripped, a `` #`` comment after it dropped, and a block scalar (``key: >`` or ``key: |``, then indented lines)
+    joined into one line (a value here titles or scopes one entry)."""
     if not text.startswith("---"):
         return {}, text
     lines = text.split("\n")
     for end in range(1, min(len(lines), 200)):
         if lines[end].strip() == "---":
             meta: dict[str, str] = {}
-            for line in lines[1:end]:
-                key, sep, value = line.partition(":")
+            for index in range(1, end):
+                key, sep, value = lines[index].partition(":")
                 if sep and key.strip() and not key.startswith((" ", "\t")):
-                    meta[key.strip()] = value.strip().strip("'\"")
+                    meta[key.strip()] = _scalar(value, lines[index + 1:end])
             return meta, "\n".join(lines[end + 1:])
     return {}, text
+
+
+def _scalar(value: str, following: list[str]) -> str:
+    """The YAML scalar ``value`` (the text after ``key:``; ``following``: the block's lines after it): a quoted
+    one up to its closing quote; a plain one up to a `` #`` comment; a block scalar (``>``/``|``, with a chomping
+    sign) from the indented lines that follow, joined by spaces."""
+    value = value.strip()
+    if value[:1] in ("'", '"'):
+        closing = value.find(value[0], 1)
+        return value[1:closing] if closing > 0 else value.strip("'\"")
+    if value[:1] in (">", "|") and value[1:].strip("+-") == "" and len(value) <= 2:
+        block = []
+        for line in following:
+            if line.strip() and not line.startswith((" ", "\t")):
+                break
+            block.append(line.strip())
+        return " ".join(part for part in block if part)
+    return re.split(r"\s#", value, maxsplit=1)[0].strip()
 
 
 def without_block(text: str) -> str:

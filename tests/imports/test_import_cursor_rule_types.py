@@ -94,3 +94,21 @@ def test_relevance_text():
     assert (item.text, item.extra) == ("When relevant (Go code): Use tabs.", {"bare": "Use tabs."})
     [scoped] = markdown_items("- Use tabs.\n", "/x/r.mdc", "Go", scope=("*.go",), relevant="Go code")
     assert scoped.text == "For *.go: Use tabs."
+
+
+def test_front_matter_values_are_read_as_yaml_scalars(tmp_path):
+    """``alwaysApply: true # always`` was read as not true (the comment kept in the value), so an Always rule became
+    a Manual Document, never applied; a folded ``description: >`` titled the rule ``>``. A value is now a YAML
+    scalar as rule files write one: a `` #`` comment dropped, a block scalar joined into one line, a quoted value up
+    to its closing quote (a ``#`` inside kept)."""
+    cli = Cli(tmp_path)
+    write(cli.ws / ".cursor" / "rules" / "always.mdc", "---\ndescription: Style\nglobs:\nalwaysApply: true  # always\n"
+                                                         "---\n- Use tabs.\n")
+    write(cli.ws / ".cursor" / "rules" / "folded.mdc", "---\ndescription: >\n  Writing SQL\n  migrations\n"
+                                                         "alwaysApply: false # requested\n---\n- Reversible.\n")
+    write(cli.ws / ".cursor" / "rules" / "quoted.mdc", "---\ndescription: \"C# code # style\" # note\n---\n"
+                                                         "- PascalCase.\n")
+    assert sorted((i["text"], i["destination"]) for i in plan_of(cli)["items"]) == [
+        ("Use tabs.", "memory"),
+        ("When relevant (C# code # style): PascalCase.", "memory"),
+        ("When relevant (Writing SQL migrations): Reversible.", "memory")]
