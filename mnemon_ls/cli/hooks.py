@@ -207,9 +207,11 @@ def partial_text(resolution: Any, budget: int, limit: int = HOOK_WAKE_BUDGET, *,
 
             body, matches = redact_text(body)
             if matches:
-                closing += (f"({len(matches)} value{'s' if len(matches) != 1 else ''} in {name} that look like "
-                            "credentials another program stored are shown redacted; the file is unchanged: "
-                            "`mnemon-ls redact --apply` replaces them)\n")
+                many = len(matches) != 1
+                closing += (f"({len(matches)} value{'s' if many else ''} in {name} that "
+                            f"{'look' if many else 'looks'} like a credential another program stored "
+                            f"{'are' if many else 'is'} shown redacted; the file is unchanged: "
+                            f"`mnemon-ls redact --apply` replaces {'them' if many else 'it'})\n")
         opening = f"\nContents of {name} (as on disk)\n<runtime-memory-file name=\"{name}\">\n"
         space = room - len(opening) - len(closing)
         if space <= 0:

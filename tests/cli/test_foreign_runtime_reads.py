@@ -68,11 +68,12 @@ def test_session_start_past_its_deadline_prints_the_projections_redacted_and_lea
     before = repaired(repo, root)
     out = _hook(repo, root)
     assert SECRET not in out and AWS_ID not in out
-    assert ('<runtime-memory-file name="USER.md">\nprefers short answers\n§\nmy AWS key id [redacted:aws-access-key-id]'
-            '\n</runtime-memory-file>\n(1 value in USER.md that look like credentials another program stored are '
-            'shown redacted; the file is unchanged: `mnemon-ls redact --apply` replaces them)\n') in out
+    assert ('<runtime-memory-file name="USER.md">\nprefers short answers\n§\nmy AWS key id '
+            '[redacted:aws-access-key-id]\n</runtime-memory-file>\n(1 value in USER.md that looks like a credential '
+            'another program stored is shown redacted; the file is unchanged: `mnemon-ls redact --apply` replaces '
+            'it)\n') in out
     assert ('\n§\ndeploy token is [redacted:github-token] for the staging box\n</runtime-memory-file>\n(1 value in '
-            'MEMORY.md that look like credentials another program stored are shown redacted') in out
+            'MEMORY.md that looks like a credential another program stored is shown redacted') in out
     assert files(root) == before
     raw = _hook(repo, root, secrets="allow")
     assert f"deploy token is {SECRET} for the staging box\n</runtime-memory-file>" in raw and "redacted" not in raw
