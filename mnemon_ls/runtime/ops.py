@@ -74,8 +74,8 @@ def validate_key(value: Any, target: Target) -> str:
     """An entry key of ``target`` (:data:`ENTRY_KEY`, its prefix ``target``); :class:`InvalidInput` naming
     ``key`` otherwise."""
     if not isinstance(value, str) or not ENTRY_KEY.fullmatch(value):
-        raise InvalidInput("key", "must be an entry key 'user:<sha256 hex>' or 'memory:<sha256 hex>' as "
-                                  f"citations.review lists it (got {echo_repr(value)})")
+        raise InvalidInput("key", "must be an entry key 'user:<sha256 hex>' or 'memory:<sha256 hex>' (64 lower-case "
+                                  f"hex digits) as review lists it (got {echo_repr(value)})")
     if value.partition(":")[0] != target:
         raise InvalidInput("key", f"names a {value.partition(':')[0]} entry; the target is {target}")
     return value
@@ -117,7 +117,7 @@ def validate_request(
         if action == "add":
             raise InvalidInput("key", "does not apply to add")
         if old_text is not None:
-            raise InvalidInput("key", "give oldText or key, not both")
+            raise InvalidInput("key", "is not taken with oldText: give one of the two")
         return MutationRequest(action, target, new_text, None, importance, branches, validate_key(key, target))
     if action in ("replace", "remove"):
         selector = validate_selector(old_text)

@@ -151,7 +151,8 @@ def test_a_key_is_checked_before_anything_is_written(store):
                                                            "'memory:<sha256 hex>'"),
              (("runtime", "remove", "--key", _key("prefers short answers", "user")),
               "key: names a user entry; the target is memory"),
-             (("runtime", "remove", "--key", _key("x"), "--old-text", "x"), "--key: give --old-text or key, not both")]
+             (("runtime", "remove", "--key", _key("x"), "--old-text", "x"),
+              "--key: is not taken with --old-text: give one of the two")]
     for argv, message in cases:
         done = run(repo, root, *argv, check=False)
         assert done.returncode != 0 and message in done.stderr, done.stderr
