@@ -13,21 +13,14 @@ either read or named in the dry run with its reason; nothing outside the home di
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 from tests.cli.test_cli import Cli
+from tests.imports.test_import_cursor_rule_types import plan_of as cursor_plan_of, write
 
 SECRET = "Outside the home directory: never read."
 
 
-def write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-
-
 def plan_of(cli: Cli) -> dict:
-    return json.loads(cli.ok("import", "claude-code", "--dry-run", "--json"))
+    return cursor_plan_of(cli, "claude-code")
 
 
 def test_a_home_file_is_read(tmp_path):

@@ -24,8 +24,9 @@ def write(path: Path, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
-def plan_of(cli: Cli) -> dict:
-    return json.loads(cli.ok("import", "cursor", "--dry-run", "--json"))
+def plan_of(cli: Cli, source: str = "cursor") -> dict:
+    """The dry-run plan (``--json``) of ``import <source>`` in ``cli``'s workspace."""
+    return json.loads(cli.ok("import", source, "--dry-run", "--json"))
 
 
 def test_an_agent_requested_rule_keeps_its_condition(tmp_path):
