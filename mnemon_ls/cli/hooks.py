@@ -134,7 +134,8 @@ def seconds_since_start() -> float:
 def session_start(args: argparse.Namespace, budget: int) -> str:
     """The context of a ``SessionStart`` hook: the wake snapshot of the workspace (within
     :data:`HOOK_WAKE_BUDGET` characters), or, when it is not ready ``budget`` ms after the process started,
-    :func:`partial_text`. Raises what resolving the settings and the storage root raises."""
+    :func:`partial_text` (at once, no wake started, when that time has already passed: a ``budget`` of 0 always
+    answers the fallback). Raises what resolving the settings and the storage root raises."""
     import threading
 
     from .common import root_flags_named, settings_from, workspace_of
@@ -164,11 +165,13 @@ def session_start(args: argparse.Namespace, budget: int) -> str:
         finally:
             done.set()
 
-    threading.Thread(target=wake, name="mnemon-hook-wake", daemon=True).start()
-    if done.wait(max(0.0, budget / 1000 - seconds_since_start())):
-        if "error" in result:
-            raise result["error"]
-        return result["text"]
+    remaining = budget / 1000 - seconds_since_start()
+    if remaining > 0:  # no time left (a budget of 0, a slow start): the fallback, whatever a wake thread would do
+        threading.Thread(target=wake, name="mnemon-hook-wake", daemon=True).start()
+        if done.wait(remaining):
+            if "error" in result:
+                raise result["error"]
+            return result["text"]
     confine_roots(resolution)
     print(f"mnemon-ls hook: the wake snapshot was not ready {budget} ms after this hook started; it printed USER.md "
           "and MEMORY.md as they are on disk instead", file=sys.stderr)

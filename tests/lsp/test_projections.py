@@ -17,13 +17,16 @@ separate test.
 
 from __future__ import annotations
 
+import asyncio
 import os
+import time
 from pathlib import Path
 
 import pytest
 from lsprotocol import types
 
 from tests.lsp.conftest import (
+    NOTIFY_TIMEOUT,
     PROJECTION_REPAIRED,
     Launcher,
     MnemonClient,
@@ -45,6 +48,18 @@ def root(repo, repo_dir: Path) -> Path:
     root = repo_dir / ".mnemon"
     seed_store(root, [("user", "Name: Ada"), ("memory", "alpha"), ("memory", "beta")])
     return root
+
+
+async def wait_for_no_temp_files(directory: Path, timeout: float = NOTIFY_TIMEOUT) -> None:
+    """Poll until ``directory`` holds no temp file (``.<name>.<pid>.<time>.<hex>.tmp``): the repair's write has
+    finished. A guarded rewrite swaps its temp file with the projection (the new bytes are in place at once) and
+    leaves what it displaced under the temp name until it has looked at it (``mnemon_ls.fswatch``), then removes it:
+    the bytes alone do not say the repair is over (``timeout``: a safety bound, seconds)."""
+    deadline = time.monotonic() + timeout
+    while any(name.endswith(".tmp") for name in os.listdir(directory)):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"temp files left in {directory}: {sorted(os.listdir(directory))}")
+        await asyncio.sleep(0.02)
 
 
 async def _repair(client: MnemonClient, change) -> dict:
@@ -141,6 +156,7 @@ async def test_hand_edit_is_repaired_on_disk(lsp: Launcher, root: Path, repo_dir
     memory = memory_file(root)
     memory.write_bytes(b"a hand edit\n")
     await wait_for_bytes(memory, projection(["alpha", "beta"]))
+    await wait_for_no_temp_files(root / "runtime")  # (under load the displaced copy was still there: CI, stop 51)
     assert [p.read_bytes() for p in _edits(root)] == [b"a hand edit\n"]
     assert await watch_for_writes(root / "runtime", QUIET) == []
     assert (await client.call("mnemon/runtime/snapshot", {}))["problems"] == []
