@@ -28,7 +28,6 @@ from typing import Any
 
 from .. import fsio
 from ..errors import StorageError, UnreadableStore
-from ..runtime.ops import entry_key  # noqa: F401  (re-exported: the review keys)
 
 #: The latest time a confirmation may hold (9999-12-31T23:59:59.999Z, epoch ms); a larger or negative one, as a
 #: hand edit could leave, is ignored like any unreadable entry.

@@ -19,13 +19,13 @@ the next write of that Source's citations (citations are side data: losing them 
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .. import fsio
 from ..errors import StorageError
+from ..runtime.ops import entry_key
 from . import freshness
 from .model import Citation, resolve
 
@@ -35,8 +35,9 @@ SOURCES = ("runtime", "spaces", "documents", "records")
 
 @functools.lru_cache(maxsize=8192)
 def runtime_key(content: str) -> str:
-    """The side-file key of the MEMORY.md entry whose (normalised) content is ``content``."""
-    return "memory:" + hashlib.sha256(content.encode("utf-8")).hexdigest()
+    """The side-file key of the MEMORY.md entry whose (normalised) content is ``content``
+    (:func:`mnemon_ls.runtime.ops.entry_key`, ``memory:<sha256 hex>``)."""
+    return entry_key("memory", content)
 
 
 class CitationFile:

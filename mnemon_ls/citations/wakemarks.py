@@ -17,7 +17,8 @@ from . import trust
 from .freshness import trusted
 from .model import freshness_words
 from .review import DAY_MS, due_since, last_touched, to_ms
-from .reviewed import ReviewedFile, entry_key
+from ..runtime.ops import entry_key
+from .reviewed import ReviewedFile
 from .store import Citations, runtime_key
 
 

@@ -116,7 +116,7 @@ class _Memories:
         return age_label(when, self.now_ms) if isinstance(when, str) else "unknown"
 
     def _runtime(self, key: str) -> dict[str, Any] | None:
-        from ..citations.reviewed import entry_key
+        from ..runtime.ops import entry_key
 
         if self._entries is None:
             state = self.call.host.runtime.read()
@@ -290,7 +290,7 @@ def _due(call: Call, confirmed: dict[str, dict[str, int]],
     ``review: "due"``). The due space items go into ``space_items`` (key -> item) when given, so that they are not read
     again. ``[]`` when ``reviewAfterDays`` is 0."""
     from ..citations.review import DAY_MS, last_touched, review_due
-    from ..citations.reviewed import entry_key
+    from ..runtime.ops import entry_key
     from .records import source as records_source
 
     days = call.host.settings.review_after_days

@@ -259,7 +259,7 @@ def _live_runtime_keys(call: Call) -> Any:
 
 def _with_cites(call: Call, entries: Any) -> list[dict[str, Any]]:
     """Runtime entries as JSON, a MEMORY.md entry with citations also with ``cites`` (each with freshness)."""
-    from ..citations.reviewed import entry_key
+    from ..runtime.ops import entry_key
     from ..citations.store import runtime_key
 
     views = citing.views_of(call, "runtime")

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from mnemon_ls.citations.reviewed import ReviewedFile, entry_key
+from mnemon_ls.citations.reviewed import ReviewedFile
+from mnemon_ls.runtime.ops import entry_key
 from mnemon_ls.errors import StorageUnsafe, UnreadableStore
 from tests.citations.test_review_due import hosts, run, workspace  # noqa: F401  (fixture)
 from tests.helpers.procs import tree_snapshot

@@ -9,7 +9,7 @@ import json
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from mnemon_ls.citations.reviewed import entry_key
+from mnemon_ls.runtime.ops import entry_key
 from mnemon_ls.host import WorkspaceHost
 from mnemon_ls.settings import load_settings
 from tests.citations.test_review_due import SETTINGS, run
