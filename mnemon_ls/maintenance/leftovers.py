@@ -206,9 +206,12 @@ def finish_interrupted(runtime: "RuntimeSource", spaces: "SpacesService | None")
             fresh = again.get(key)
             if fresh is None or not fresh.verified:
                 why = fresh.reason if fresh is not None else "its lineage line is gone"
-                raise MaintenanceFailed(f"the copy of {key[0][:60]!r} can no longer be verified ({why}); {KEPT}",
+                from ..redact import redact_text  # an error never quotes a credential another program stored
+
+                raise MaintenanceFailed(f"the copy of {redact_text(key[0])[0][:60]!r} can no longer be verified "
+                                        f"({why}); {KEPT}",
                                         reason="no-evidence", kept=KEPT)
 
     receipt = runtime.compact_target(state.revision, "memory", candidates, archive_locally=False,
-                                     before_commit=check)
+                                     before_commit=check, verbatim=True)
     return {"removed": [lo.to_dict() for lo in verified], "kept": kept, "revision": receipt.revision}

@@ -306,7 +306,8 @@ class _Run:
             self._write_batch(service, space_id, batch)
         try:
             receipt = self.runtime.compact_and_mutate(plan.revision, self.request, self.candidates, self.budget,
-                                                      archive_locally=False, before_commit=self._before_commit)
+                                                      archive_locally=False, before_commit=self._before_commit,
+                                                      verbatim=True)
         except RevisionConflict as exc:
             raise self._failure(
                 f"another writer committed runtime memory after {len(self.written)} entries were written to "
@@ -323,7 +324,8 @@ class _Run:
                 utf8_len(candidate.content), "local",
                 Destination("local-archive", lineage_mod.LOCAL_ARCHIVE_REFERENCE, path=path))
         receipt = self.runtime.compact_and_mutate(self.plan.revision, self.request, self.candidates, self.budget,
-                                                  archive_locally=True, before_commit=self._before_commit)
+                                                  archive_locally=True, before_commit=self._before_commit,
+                                                  verbatim=True)
         return self._receipt(receipt, KIND_LOCAL_ARCHIVE)
 
     # ------------------------------------------------------------------ space writes and evidence
@@ -410,8 +412,10 @@ class _Run:
         for entry in evicted:
             fact = self.facts.get(match_key(entry.content))
             if fact is None:
-                raise self._failure(f"entry {entry.content[:60]!r} would leave hot memory without a verified "
-                                    f"destination; {KEPT_NOTE}", "no-evidence")
+                from ..redact import redact_text  # an error never quotes a credential another program stored
+
+                raise self._failure(f"entry {redact_text(entry.content)[0][:60]!r} would leave hot memory without a "
+                                    f"verified destination; {KEPT_NOTE}", "no-evidence")
             digest = self.stored_digests.get(match_key(entry.content), lineage_mod.sha256_hex(entry.content))
             layer = "memory-spaces" if fact.destination.kind == "memory-space" else "runtime-archive"
             records.append(LineageRecord(

@@ -135,13 +135,15 @@ class RuntimeSource:
 
     def compact_target(self, expected_revision: str, target: Target, candidates: Sequence[Any],
                        max_bytes: int | None = None, *, archive_locally: bool = True,
-                       before_commit: Callable[[Sequence[Entry], str], None] | None = None) -> Receipt:
+                       before_commit: Callable[[Sequence[Entry], str], None] | None = None,
+                       verbatim: bool = False) -> Receipt:
         """See :meth:`~mnemon_ls.runtime.capacity.CapacityMaintenance.compact_target` (fenced by the owning store's
-        revision; ``archive_locally`` and ``before_commit`` too)."""
+        revision; ``archive_locally`` and ``before_commit`` too). ``verbatim``: see :meth:`compact_and_mutate`."""
         from ..redact import Scrubber  # imported on use: a wake never redacts
 
         scrub = Scrubber(self.settings.secrets)
-        candidates = _scrub_candidates(scrub, candidates)
+        if not verbatim:
+            candidates = _scrub_candidates(scrub, candidates)
         return _with_redactions(self.store_for(target).maintenance.compact_target(
             expected_revision, target, candidates, max_bytes, archive_locally=archive_locally,
             before_commit=before_commit), scrub)
@@ -149,11 +151,18 @@ class RuntimeSource:
     def compact_and_mutate(self, expected_revision: str, request: ops.MutationRequest,
                            candidates: Sequence[Any], max_bytes: int | None = None, *,
                            archive_locally: bool = True,
-                           before_commit: Callable[[Sequence[Entry], str], None] | None = None) -> Receipt:
+                           before_commit: Callable[[Sequence[Entry], str], None] | None = None,
+                           verbatim: bool = False) -> Receipt:
         """See :meth:`~mnemon_ls.runtime.capacity.CapacityMaintenance.compact_and_mutate` (``archive_locally``,
-        ``before_commit`` too)."""
+        ``before_commit`` too). The candidates pass the redaction pass as new text does, unless ``verbatim``: they
+        are then the store's own entries at ``expected_revision`` (capacity maintenance, whose revision fence makes
+        sure of it), kept or archived as stored. Scrubbed, an entry another program stored with a credential would
+        become a new, redacted entry and the stored one would leave hot memory with no destination (the archive's
+        evidence check then refused every add until ``redact --apply``); a credential already stored is
+        ``redact --apply``'s to replace, never a side effect of maintenance."""
         request, scrub = self.scrub(request)
-        candidates = _scrub_candidates(scrub, candidates)
+        if not verbatim:
+            candidates = _scrub_candidates(scrub, candidates)
         return _with_redactions(self.store_for(request.target).maintenance.compact_and_mutate(
             expected_revision, request, candidates, max_bytes, archive_locally=archive_locally,
             before_commit=before_commit), scrub)
