@@ -49,17 +49,19 @@ class MaintainedStore(Protocol):
                 detail: dict[str, Any], preserved: dict[str, str] | None = None) -> Receipt: ...
 
 
-def with_plan(exc: RuntimeCapacityError, plan: MaintenancePlan, request: ops.MutationRequest) -> RuntimeCapacityError:
+def with_plan(exc: RuntimeCapacityError, plan: MaintenancePlan, request: ops.MutationRequest, *,
+              redact: bool = False) -> RuntimeCapacityError:
     """``exc`` with ``data.maintenance`` (:func:`~mnemon_ls.runtime.compaction.plan_data`) for a
     ``target=user`` overflow with entries to compact (USER.md is compacted by the client's assistant,
     never archived off the machine); other overflows are returned unchanged, and so is one whose compaction
     budget is 0 bytes (:func:`~mnemon_ls.runtime.compaction.budget_of`: the limit is too small for this change
-    and any entry beside it, so no merge makes room), with a message saying so and what would."""
+    and any entry beside it, so no merge makes room), with a message saying so and what would. ``redact``: the
+    plan shows stored text redacted (:func:`~mnemon_ls.runtime.compaction.plan_data`)."""
     if plan.target != "user" or not plan.entries:
         return exc
     if compaction.budget_of(plan) == 0:
         return RuntimeCapacityError(_no_room(exc.message, plan), **exc.data)
-    data = compaction.plan_data(plan, request)
+    data = compaction.plan_data(plan, request, redact=redact)
     count = len(plan.entries)
     message = (f"{exc.message}; or compact USER.md: data.maintenance holds the plan ({count} numbered "
                f"entr{'y' if count == 1 else 'ies'}, budget {data['budgetBytes']} bytes) for {compaction.METHOD} "
@@ -195,7 +197,7 @@ class CapacityMaintenance:
             base = outcome or ops.MutationOutcome(state.entries, False, "")
             pending = request or ops.MutationRequest("compact", target)  # type: ignore[arg-type]
             plan = plan_of(state, base, pending, self.store.limits)
-            raw, dropped = entries, ()
+            raw, dropped = compaction.restore_redacted(entries, plan), ()
             if form is not None:
                 raw, dropped, names = compaction.person_entries(form, plan)
                 try:

@@ -48,6 +48,36 @@ def budget_of(plan: "MaintenancePlan") -> int:
     return ops.compaction_budget(plan.limit, pending, bool(plan.entries))
 
 
+def _shown(content: str, redact: bool) -> str:
+    """``content`` as a plan shows it: redacted when ``redact`` (:func:`plan_data`)."""
+    if not redact:
+        return content
+    from ..redact import redact_text  # imported on use: only a capacity error's plan shows stored text
+
+    return redact_text(content)[0]
+
+
+def restore_redacted(raw: Any, plan: "MaintenancePlan") -> Any:
+    """The compaction ``raw`` (``[{content, importance, sourceIndexes, ...}]`` as sent) with every entry whose
+    only source is plan entry N and whose content is N's text as :func:`plan_data` showed it redacted given N's
+    stored text back: the entry is unchanged, and a credential another program stored is neither lost nor
+    replaced by its placeholder. Anything else (a malformed list included: :func:`derive_candidates` names it)
+    is returned as it is."""
+    if not isinstance(raw, list):
+        return raw
+    out = []
+    for item in raw:
+        sources = item.get("sourceIndexes") if isinstance(item, dict) else None
+        if (isinstance(sources, list) and len(sources) == 1 and type(sources[0]) is int
+                and 1 <= sources[0] <= len(plan.entries) and isinstance(item.get("content"), str)
+                and "[redacted:" in item["content"]):
+            stored = plan.entries[sources[0] - 1].content
+            if item["content"] != stored and _shown(stored, True) == item["content"]:
+                item = {**item, "content": stored}
+        out.append(item)
+    return out
+
+
 def pending_request(plan: "MaintenancePlan", request: ops.MutationRequest | None) -> dict[str, Any] | None:
     """The pending mutation as the compact request carries it back: ``{action, content?, oldText?,
     importance?, branches?}`` (the shape of ``mnemon/runtime/mutate`` without ``target``), or ``None``."""
@@ -67,8 +97,14 @@ def pending_request(plan: "MaintenancePlan", request: ops.MutationRequest | None
     return data
 
 
-def plan_data(plan: "MaintenancePlan", request: ops.MutationRequest | None) -> dict[str, Any]:
+def plan_data(plan: "MaintenancePlan", request: ops.MutationRequest | None, *, redact: bool = False) -> dict[str, Any]:
     """``data.maintenance`` of a ``runtime-capacity`` error: what an assistant needs to compact.
+
+    ``redact`` (``secrets`` is not ``allow``): an entry's ``content`` and ``excluded`` are shown redacted
+    (:func:`mnemon_ls.redact.redact_text`): text another program stored may hold a credential, and an error never
+    quotes one. An entry sent back with its shown text as its only source stays as stored
+    (:func:`restore_redacted`); merged into another text, the placeholder is what the new entry holds, and the
+    stored text is kept word for word in the local archive like every replaced entry.
 
     Shape: ``{kind: "local-compaction", method: "mnemon/runtime/compact", file: "USER.md"|"MEMORY.md",
     target, revision, action, entries: [{index (1-based), content, importance, bytes, [branches]}],
@@ -79,7 +115,7 @@ def plan_data(plan: "MaintenancePlan", request: ops.MutationRequest | None) -> d
     budget = budget_of(plan)
     entries = []
     for index, entry in enumerate(plan.entries, start=1):
-        row: dict[str, Any] = {"index": index, "content": entry.content, "importance": entry.importance,
+        row: dict[str, Any] = {"index": index, "content": _shown(entry.content, redact), "importance": entry.importance,
                                "bytes": joined_bytes([entry.content])}
         if entry.branches:
             row["branches"] = list(entry.branches)
@@ -96,7 +132,7 @@ def plan_data(plan: "MaintenancePlan", request: ops.MutationRequest | None) -> d
         "pending": pending_request(plan, request),
         "pendingEntry": ({"content": plan.pending.content, "importance": plan.pending.importance}
                          if plan.pending is not None else None),
-        "excluded": plan.excluded.content if plan.excluded is not None else None,
+        "excluded": _shown(plan.excluded.content, redact) if plan.excluded is not None else None,
         "budgetBytes": budget,
         "limit": plan.limit,
         "used": plan.used,
@@ -536,7 +572,8 @@ def parse_pending(raw: Any, target: Target) -> ops.MutationRequest | None:
 
 __all__ = ["KIND", "METHOD", "Merge", "PersonForm", "Problem", "budget_of", "derive_candidates", "parse_pending",
            "plan_message",
-           "pending_request", "person_entries", "person_form", "plan_data", "receipt_data", "renamed"]
+           "pending_request", "person_entries", "person_form", "plan_data", "receipt_data", "renamed",
+           "restore_redacted"]
 
 
 def _more(problems: list[Problem]) -> str:

@@ -264,7 +264,8 @@ class RuntimeStore:
             try:
                 ops.check_capacity(state.entries, outcome.entries, request.target, limit, _content(outcome))
             except RuntimeCapacityError as exc:
-                raise with_plan(exc, plan_of(state, outcome, request, self.limits), request) from None
+                raise with_plan(exc, plan_of(state, outcome, request, self.limits), request,
+                                redact=self.secrets != "allow") from None
             preserved, revision = self.commit(state.entries, outcome.entries)
         return self.receipt(outcome.message, request.target, outcome.entries, revision,
                              True, outcome.detail, preserved)
