@@ -100,3 +100,15 @@ def test_doc_list_get_and_search_show_a_hand_written_title_redacted(store):
     assert raw["documents"][0]["title"] == f"{TITLE} {SECRET}" and raw["notices"] == []
     assert stored(root) == before
 
+
+def test_a_title_kept_under_allow_gives_no_credential_to_the_file_name(store):
+    repo, root = store
+    created = json.loads(run(repo, root, "doc", "create", "--title", f"{TITLE} {SECRET}", "--content", "Steps.",
+                             "--json", "--secrets", "allow").stdout)
+    document = created["document"]
+    assert document["title"] == f"{TITLE} {SECRET}"  # the title follows allow
+    assert document["filename"] == f"staging-deploy-redacted-github-token-{document['id'][:8]}.md"
+    names = [p.name for p in root.rglob("*")]
+    assert document["filename"] in names and not any(SECRET.lower() in n.lower() for n in names)
+    doctor = run(repo, root, "doctor", check=False)
+    assert SECRET.lower() not in (doctor.stdout + doctor.stderr).lower()
