@@ -1,7 +1,7 @@
 """A credential another program wrote into a workspace memory record (title, content, tags, ``provenance.note``,
 ``governance.sourceRefs[].id``) is shown redacted by ``records list`` (which MCP ``mnemon_records_search`` runs too),
 ``records show`` and ``records export`` unless ``secrets: allow`` (mnemon_ls/records/service.py ``shown_json``); the
-record file stays as it is.
+record file stays as it is. And an add's receipt shows the similar Runtime entries it names redacted.
 
 The record is written by hand into the project scope's ``records.jsonl``, as the plugin, a script or a person's editor
 would; every command is the real command line in a real git repository.
@@ -13,6 +13,7 @@ import hashlib
 import json
 from pathlib import Path
 
+from tests.cli.test_foreign_runtime_reads import write_by_hand
 from tests.cli.test_foreign_secrets import SECRET, run, store  # noqa: F401  (store: the fixture)
 from tests.redact_samples import AWS_ID
 
@@ -77,3 +78,23 @@ def test_records_list_show_and_export_redact_what_another_program_wrote(store):
         f"https://bot:{SECRET}@git.example.invalid/x")
     assert path.read_bytes() == before
 
+
+def test_an_add_receipt_shows_the_similar_entries_it_names_redacted(store):
+    repo, root = store
+    write_by_hand(root, f"Password: {SECRET}.")  # another program's entry
+    memories = root / "runtime" / "memories.json"
+    run(repo, root, "runtime", "list")  # the projections rebuilt from it first
+    # differs from the stored entry only in case and punctuation, and holds no value the pass finds itself
+    done = json.loads(run(repo, root, "runtime", "add", "--content", f"password {SECRET.upper()}", "--json",
+                          secrets="allow").stdout)
+    assert done["similar"] == [f"Password: {SECRET}."]  # allow: as stored
+    run(repo, root, "runtime", "remove", "--old-text", f"password {SECRET.upper()}", secrets="allow")
+    before = json.loads(memories.read_text())["entries"]
+    done = json.loads(run(repo, root, "runtime", "add", "--content", f"password {SECRET.upper()}", "--json").stdout)
+    assert done["similar"] == [f"Password: {TOKEN}."]
+    assert done["message"] == ("Entry added. It differs only in case, whitespace or punctuation from "
+                               f"'Password: {TOKEN}.'; remove one if they say the same.")
+    assert SECRET not in json.dumps(done)
+    entries = json.loads(memories.read_text())["entries"]
+    assert entries[:-1] == before  # the stored entry is left as it is: only the new one was added
+    assert entries[-1]["content"] == f"password {SECRET.upper()}"
