@@ -8,16 +8,31 @@ the paths that show them (:meth:`~.store.DocumentStore.cover`, which the wake, t
 and description through :func:`~mnemon_ls.redact.redact_text` and add one notice per document changed, naming the
 index, the document and the kinds (never the value). Nothing is written: ``mnemon-ls redact --apply`` replaces the
 values in the index (and the document's file name with them); ``doctor`` names them too.
+
+The wake renders the cover every turn: each text's verdict is kept (:func:`_verdict`, a pure function of the string;
+the last :data:`MEMO_SIZE` texts), so a long-lived server scans a title again only when it changed (~0.1 ms a text
+holding a key-like word such as ``session`` or ``token``, measured here).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Sequence
 
 from ..redact import redact_text
 from .model import DocumentRecord
+
+#: Texts whose verdict is kept (module doc); titles and descriptions are short (their field limits).
+MEMO_SIZE = 4096
+
+
+@lru_cache(maxsize=MEMO_SIZE)
+def _verdict(text: str) -> tuple[str, tuple[str, ...]]:
+    """``(text redacted, the kinds found)`` (:func:`~mnemon_ls.redact.redact_text`), kept."""
+    shown, matches = redact_text(text)
+    return shown, tuple(m.kind for m in matches)
 
 
 def _notice(index_path: Path | str, document_id: Any, fields: Sequence[str], kinds: Sequence[str]) -> str:
@@ -33,25 +48,29 @@ def _redacted(title: Any, description: Any) -> tuple[Any, Any, list[str], list[s
     out = []
     for name, value in (("title", title), ("description", description)):
         if isinstance(value, str):
-            value, matches = redact_text(value)
-            if matches:
+            value, found = _verdict(value)
+            if found:
                 fields.append(name)
-                kinds.extend(m.kind for m in matches)
+                kinds.extend(found)
         out.append(value)
     return out[0], out[1], fields, kinds
 
 
-def shown_records(records: Sequence[DocumentRecord], secrets: str, index_path: Path | str
-                  ) -> tuple[list[DocumentRecord], list[str]]:
+def shown_records(records: Sequence[DocumentRecord], secrets: str, index_path: Path | str, *,
+                  active_only: bool = False) -> tuple[list[DocumentRecord], list[str]]:
     """``(records as shown, notices)``: under ``secrets`` ``redact`` or ``reject`` each record whose title or
     description holds what looks like a credential is a copy with its placeholders (``[redacted:<kind>]``) and a
     notice naming ``index_path``, the document's first 8 id characters, the fields and the kinds; the others are the
-    same objects. Under ``allow``, ``records`` as they are and no notice. Pure: nothing is written."""
+    same objects. Under ``allow``, ``records`` as they are and no notice. ``active_only``: archived records are
+    passed on as they are (the wake's cover only counts them). Pure: nothing is written."""
     if secrets == "allow":
         return list(records), []
     out: list[DocumentRecord] = []
     notices: list[str] = []
     for record in records:
+        if active_only and record.status != "active":
+            out.append(record)
+            continue
         title, description, fields, kinds = _redacted(record.title, record.description)
         if fields:
             record = replace(record, title=title, description=description)

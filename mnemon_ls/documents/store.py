@@ -573,7 +573,7 @@ class DocumentStore:
             missing = sum(1 for r in view.records if r.id in self.files.missing)
             if missing:
                 notices.append(f"{missing} document(s) have a missing or unreadable file")
-            records, shown = shown_records(view.records, self.secrets, self.index_path)  # another writer's values
+            records, shown = shown_records(view.records, self.secrets, self.index_path, active_only=True)
             return render_cover(records, self.index.last_accessed(view), limit_bytes=self.active_limit_bytes,
                                 budget_chars=budget_chars, revision=view.revision, notices=[*notices, *shown])
 

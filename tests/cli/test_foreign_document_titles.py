@@ -112,3 +112,23 @@ def test_a_title_kept_under_allow_gives_no_credential_to_the_file_name(store):
     assert document["filename"] in names and not any(SECRET.lower() in n.lower() for n in names)
     doctor = run(repo, root, "doctor", check=False)
     assert SECRET.lower() not in (doctor.stdout + doctor.stderr).lower()
+
+
+def test_an_archived_title_is_redacted_where_it_is_shown_and_the_wake_only_counts_it(store):
+    repo, root = store
+    created = json.loads(run(repo, root, "doc", "create", "--title", TITLE, "--content", "Steps.", "--json").stdout)
+    document_id = created["document"]["id"]
+    run(repo, root, "doc", "archive", document_id, "--revision", "1")
+    index = root / "documents" / "index.json"
+    data = json.loads(index.read_text())
+    data["documents"][0]["title"] = f"{TITLE} {SECRET}"
+    index.write_bytes((json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode())
+    before = index.read_bytes()
+    wake = run(repo, root, "wake").stdout
+    assert "Active: 0 documents, 0 of 10485760 UTF-8 bytes; archived: 1\n" in wake
+    assert SECRET not in wake and "another program wrote" not in wake  # not listed there: nothing to redact
+    listed = run(repo, root, "doc", "list", "--status", "archived").stdout
+    assert listed.startswith(f"{document_id[:8]}  r2  archived  {TITLE} [redacted:github-token]\nnote: "
+                             f"{root / 'documents' / 'index.json'}: document {document_id[:8]} title holds what "
+                             "looks like a credential (github-token)"), listed
+    assert index.read_bytes() == before
