@@ -34,7 +34,8 @@ tool can open a root the other wrote:
   Scalars are JSON strings. ``sizeBytes`` is the UTF-8 length of the whole rendered file.
 - body: if the file starts with ``---\\n``, the text after the first ``\\n---\\n`` at or after offset 4,
   trimmed; else the whole file trimmed. ``contentHash`` is the sha256 hex of the body's UTF-8 bytes.
-- filename: ``<slug(title)>-<first 8 chars of id>.md``; slug = NFKD, lower case, runs of characters
+- filename: ``<slug(title)>-<first 8 chars of id>.md`` (the title's credentials as placeholders first: never one in
+  a file name, even under ``secrets: allow``); slug = NFKD, lower case, runs of characters
   other than ``a-z0-9`` become ``-``, one leading and one trailing ``-`` removed, first 48 characters;
   an empty slug (a CJK-only title) is ``document``.
 
@@ -181,8 +182,12 @@ def slug(title: str) -> str:
 
 
 def filename_for(title: str, document_id: str) -> str:
-    """``<slug(title)>-<id[:8]>.md``."""
-    return f"{slug(title)}-{document_id[:8]}.md"
+    """``<slug(title)>-<id[:8]>.md``, the slug made from ``title`` with every value that looks like a credential
+    replaced by its placeholder (:func:`mnemon_ls.redact.redact_text`) whatever the ``secrets`` setting: under
+    ``allow`` the title keeps it, the file name (which ``doctor``, listings and paths show) never does."""
+    from ..redact_find import redact_text  # on use: the model stays importable without the redaction pass
+
+    return f"{slug(redact_text(title)[0])}-{document_id[:8]}.md"
 
 
 def new_id() -> str:

@@ -77,6 +77,7 @@ from .moves import Moves
 from .paths import resolve_source_paths
 from .recovery import Recovery
 from .search import Search, make_excerpt
+from .shown import shown_records
 from .views import Catalog, CatalogEntry, DocumentView, IndexState, MutationResult
 
 Clock = Callable[[], datetime]
@@ -568,14 +569,13 @@ class DocumentStore:
         with self.mutex:
             self.freshness.refresh_if_due()
             view = self.index.view()
-            notices = []
-            if view.problem:
-                notices.append("documents/index.json is damaged; run `mnemon-ls doctor`")
+            notices = ["documents/index.json is damaged; run `mnemon-ls doctor`"] if view.problem else []
             missing = sum(1 for r in view.records if r.id in self.files.missing)
             if missing:
                 notices.append(f"{missing} document(s) have a missing or unreadable file")
-            return render_cover(view.records, self.index.last_accessed(view), limit_bytes=self.active_limit_bytes,
-                                budget_chars=budget_chars, revision=view.revision, notices=notices)
+            records, shown = shown_records(view.records, self.secrets, self.index_path, active_only=True)
+            return render_cover(records, self.index.last_accessed(view), limit_bytes=self.active_limit_bytes,
+                                budget_chars=budget_chars, revision=view.revision, notices=[*notices, *shown])
 
     def flush_access(self) -> bool:
         """Write pending access times to ``documents/.access.json`` now (:mod:`.access`); ``True`` when done."""

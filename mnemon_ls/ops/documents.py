@@ -152,10 +152,27 @@ def full_id(store: Any, given: Any) -> Any:
 
 
 def _with_paths(call: Call, data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` (a list's ``documents`` or a search's ``results``) with each item's absolute ``path``, and its
+    title and description as shown (:func:`_shown`)."""
     for key in ("results", "documents"):
         for item in data.get(key, []) or []:
             if isinstance(item, dict) and item.get("relativePath") and "path" not in item:
                 item["path"] = str(call.host.root / item["relativePath"])
+        if isinstance(data.get(key), list):
+            _shown(call, data, data[key])
+    return data
+
+
+def _shown(call: Call, data: dict[str, Any], documents: list[Any]) -> dict[str, Any]:
+    """``data`` with ``documents`` (``record_dict`` shapes, changed in place) as a read shows them: a credential
+    another program wrote into a title or description of ``index.json`` redacted unless ``secrets: allow``, with a
+    notice per document appended to ``data["notices"]`` (mnemon_ls/documents/shown.py; the index is unchanged)."""
+    from ..documents.shown import redact_shown
+
+    store = call.host.documents
+    notices = redact_shown(documents, store.secrets, store.index_path)
+    if notices:
+        data["notices"] = [*(data.get("notices") or ()), *notices]
     return data
 
 
@@ -199,6 +216,12 @@ def _with_cites(call: Call, data: Any) -> Any:
             data["cites"] = cites
         staleness.with_sources(call, [document])
     return data
+
+
+def _document(call: Call, data: dict[str, Any]) -> dict[str, Any]:
+    """A document as read (``documents.get``: its record's fields at the top), its title and description as shown
+    (:func:`_shown`)."""
+    return _shown(call, data, [data])
 
 
 def _search(call: Call, p: Any) -> Any:
@@ -351,7 +374,7 @@ OPERATIONS = (
             message=humantext.document_updated, failure="document not updated: ")),
     Operation(
         "documents.get", DocumentIdParams,
-        lambda c, p: _with_cites(c, c.host.documents.get(full_id(c.host.documents, p.id)).to_dict()),
+        lambda c, p: _with_cites(c, _document(c, c.host.documents.get(full_id(c.host.documents, p.id)).to_dict())),
         "Read one Document (record, body, absolute path).",
         text=modeltext.document, notes=lambda d, _c: list(d.get("notices") or ()),  # a credential kept in the file
         lsp=LspMethod("mnemon/documents/get"),

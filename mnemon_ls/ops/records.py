@@ -142,12 +142,18 @@ def source(call: Call) -> Any:
 
 
 def _list(call: Call, p: RecordsListParams) -> dict[str, Any]:
-    found = source(call).list(scopes=p.scopes, type=p.type, status=p.status, verification=p.verification, tag=p.tag,
-                              text=p.text, proposals=p.proposals, limit=p.limit)
+    """``records.list``: each record as a read shows it (:func:`~mnemon_ls.records.service.shown_json`: a credential
+    another program stored redacted unless ``secrets: allow``; the files unchanged), with its citations."""
+    from ..records.service import shown_json
+
+    records = source(call)
+    found = records.list(scopes=p.scopes, type=p.type, status=p.status, verification=p.verification, tag=p.tag,
+                         text=p.text, proposals=p.proposals, limit=p.limit)
     views = citing.views_of(call, "records")
     listed = []
-    for record in found:
-        data = record.to_json() | {"proposal": record.is_proposal}
+    scrub = records.shown_scrubber()  # what another program stored, redacted unless secrets: allow
+    for index, record in enumerate(found):
+        data = shown_json(record.to_json(), scrub, f"records[{index}]") | {"proposal": record.is_proposal}
         cites = views(f"{record.scope}/{record.id}")
         if cites:
             data["cites"] = cites
@@ -195,8 +201,12 @@ def _edit(call: Call, p: RecordEditParams) -> dict[str, Any]:
 
 
 def _get(call: Call, p: RecordIdParams) -> dict[str, Any]:
-    record = source(call).get(p.id, p.record_scope)
-    data: dict[str, Any] = {"record": record.to_json()}
+    """``records.get``: the record as a read shows it (:func:`~mnemon_ls.records.service.shown_json`)."""
+    from ..records.service import shown_json
+
+    records = source(call)
+    record = records.get(p.id, p.record_scope)
+    data: dict[str, Any] = {"record": shown_json(record.to_json(), records.shown_scrubber())}
     cites = citing.views_of(call, "records")(f"{record.scope}/{record.id}")
     if cites:
         data["cites"] = cites

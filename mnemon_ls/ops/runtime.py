@@ -192,14 +192,22 @@ class RuntimeCompactParams(WorkspaceParams):
 
 def _mutate(call: Call, p: RuntimeMutateParams) -> dict[str, Any]:
     """``runtime.mutate`` (:func:`_mutated`), the old text it echoes (``removed``, ``replaced.from``,
-    ``supersedes.preview``) redacted unless ``secrets: allow``: it is what was stored, and another program may have
-    stored a credential there (mnemon_ls/runtime/foreign.py; a ``key`` selects such an entry without sending it)."""
+    ``supersedes.preview``, an add's ``similar`` entries and the message quoting the first) redacted unless
+    ``secrets: allow``: it is what was stored, and another program may have stored a credential there
+    (mnemon_ls/runtime/foreign.py; a ``key`` selects such an entry without sending it)."""
     data = _mutated(call, p)
     if call.host.settings.secrets != "allow":
         from ..redact import redact_text
+        from ..runtime.ops import similar_note
 
         if isinstance(data.get("removed"), str):
             data["removed"] = redact_text(data["removed"])[0]
+        similar = data.get("similar")
+        if isinstance(similar, list) and similar and all(isinstance(s, str) for s in similar):
+            shown = [redact_text(s)[0] for s in similar]
+            if shown != similar and isinstance(data.get("message"), str):
+                data["message"] = data["message"].replace(similar_note(similar), similar_note(shown))
+            data["similar"] = shown
         for field, name in (("replaced", "from"), ("supersedes", "preview")):
             if isinstance(data.get(field), dict) and isinstance(data[field].get(name), str):
                 data[field] = {**data[field], name: redact_text(data[field][name])[0]}

@@ -387,21 +387,19 @@ class RecordsSource:
     def export_counted(self, scopes: Sequence[str] | None = None) -> tuple[dict[str, Any], int]:
         """``(the bundle of :meth:`export`, how many values were redacted)``. Every write of ours was redacted, but a
         record file has other writers (the plugin, a script, a person's editor): unless ``secrets`` is ``allow``
-        each record's title and content (as texts) and tags (as labels) pass the redaction pass, as a write does
-        (:mod:`mnemon_ls.redact`; ``reject`` redacts too: an export refuses nothing), and a changed content gets
-        its ``contentHash`` again, so the bundle imports. The record files are not touched."""
+        each record's title, content, provenance note and source reference ids (as texts) and tags (as labels)
+        pass the redaction pass (:func:`shown_json`; ``reject`` redacts too: an export refuses nothing), and a
+        changed content gets its ``contentHash`` again, so the bundle imports. The record files are not touched."""
         records = [r for r in self.list(scopes=scopes) if r.status != "forgotten"]
         records.sort(key=lambda r: (r.created_at, r.id))
-        shown = [r.to_json() for r in records]
-        scrub = Scrubber("allow" if self.secrets == "allow" else "redact")
-        for index, data in enumerate(shown):
-            data["title"] = scrub.text(f"records[{index}].title", data["title"])
-            content = scrub.text(f"records[{index}].content", data["content"])
-            if content != data["content"]:
-                data.update(content=content, contentHash=content_hash(content))
-            if data.get("tags"):
-                data["tags"] = scrub.labels(f"records[{index}].tags", data["tags"])
+        scrub = self.shown_scrubber()
+        shown = [shown_json(r.to_json(), scrub, f"records[{index}]", rehash=True) for index, r in enumerate(records)]
         return {"schemaVersion": 1, "exportedAt": self._clock(), "records": shown}, scrub.count
+
+    def shown_scrubber(self) -> Scrubber:
+        """The pass a read shows records through (:func:`shown_json`): ``redact`` unless ``secrets`` is ``allow``
+        (``reject`` redacts too: a read refuses nothing); its ``count`` is how many values it replaced."""
+        return Scrubber("allow" if self.secrets == "allow" else "redact")
 
     def import_bundle(self, bundle: Any, *, scope: str = "project", confirm: bool = False) -> dict[str, Any]:
         """Restore a bundle into ``scope`` as review items: origin ``imported``, verification
@@ -544,6 +542,32 @@ def _tags(tags: Any, scrub: Scrubber) -> list[str]:
         if tag and tag not in out:
             out.append(tag)
     return out
+
+
+def shown_json(data: dict[str, Any], scrub: Scrubber, field: str = "record", *, rehash: bool = False
+               ) -> dict[str, Any]:
+    """A record's on-disk object (:meth:`~.model.MemoryRecord.to_json`) as a read shows it, changed in place and
+    returned: through ``scrub`` (:meth:`RecordsSource.shown_scrubber`) its ``title``, ``content``,
+    ``provenance.note`` and each ``governance.sourceRefs[].id`` as texts and its ``tags`` as labels, as a write
+    judges them (fields named ``<field>.title`` ...). A record file has other writers (the plugin, a script, a
+    person's editor), so a read cannot trust what it holds; the file is not touched. ``rehash``: a changed content
+    gets its ``contentHash`` again (an export's bundle must import)."""
+    data["title"] = scrub.text(f"{field}.title", data.get("title"))
+    content = scrub.text(f"{field}.content", data.get("content"))
+    if content != data.get("content"):
+        data["content"] = content
+        if rehash and isinstance(content, str):
+            data["contentHash"] = content_hash(content)
+    if data.get("tags"):
+        data["tags"] = scrub.labels(f"{field}.tags", data["tags"])
+    provenance = data.get("provenance")
+    if isinstance(provenance, dict) and isinstance(provenance.get("note"), str):
+        provenance["note"] = scrub.text(f"{field}.provenance.note", provenance["note"])
+    governance = data.get("governance")
+    for index, ref in enumerate(governance.get("sourceRefs") or () if isinstance(governance, dict) else ()):
+        if isinstance(ref, dict) and isinstance(ref.get("id"), str):
+            ref["id"] = scrub.text(f"{field}.governance.sourceRefs[{index}].id", ref["id"])
+    return data
 
 
 def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:

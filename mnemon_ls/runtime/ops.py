@@ -257,9 +257,7 @@ def apply_mutation(entries: Sequence[Entry], request: MutationRequest, now: str)
         similar = similar_entries(entries, target, request.content)
         if similar:
             detail["similar"] = [entry.content for entry in similar]
-            message += (f" It differs only in case, whitespace or punctuation from {_quote(similar[0].content)}"
-                        + (f" and {len(similar) - 1} more" if len(similar) > 1 else "")
-                        + "; remove one if they say the same.")
+            message += similar_note(detail["similar"])
         return MutationOutcome((*entries, new), True, message, detail, pending=new)
 
     if request.key is not None:
@@ -421,6 +419,14 @@ def compaction_budget(limit: int, pending: str | None, has_entries: bool) -> int
     return max(0, (limit * 7) // 10 - pending_bytes - gap)
 
 
+def similar_note(similar: Sequence[str]) -> str:
+    """What an add's message says of the ``similar`` entries' contents (:func:`similar_entries`; not empty): the
+    first quoted (80 characters at most), how many more. A caller showing them otherwise (redacted) replaces this
+    text by the note of what it shows."""
+    return (f" It differs only in case, whitespace or punctuation from {_quote(similar[0])}"
+            + (f" and {len(similar) - 1} more" if len(similar) > 1 else "") + "; remove one if they say the same.")
+
+
 def _quote(text: str, width: int = 80) -> str:
     return repr(text if len(text) <= width else text[:width - 3] + "...")
 
@@ -438,6 +444,7 @@ __all__ = [
     "materialize",
     "pack",
     "similar_entries",
+    "similar_note",
     "similarity_key",
     "validate_budget",
     "validate_candidates",
