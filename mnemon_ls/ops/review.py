@@ -350,7 +350,7 @@ def _reanchor(call: Call, p: ReanchorParams) -> dict[str, Any]:
     :class:`~mnemon_ls.errors.UnreadableStore` when ``reviewed.json`` must not be written over (a newer version,
     a link, a directory): nothing written."""
     from ..citations import freshness
-    from ..citations.model import Citation, text_lines
+    from ..citations.model import text_lines
     from ..citations.reviewed import ReviewedFile
 
     citing = call.host.citations
