@@ -258,7 +258,9 @@ def _live_runtime_keys(call: Call) -> Any:
 
 
 def _with_cites(call: Call, entries: Any) -> list[dict[str, Any]]:
-    """Runtime entries as JSON, a MEMORY.md entry with citations also with ``cites`` (each with freshness)."""
+    """Runtime entries as JSON, each with its ``key`` (``memory:<sha256>``/``user:<sha256>`` of the stored content,
+    :func:`~mnemon_ls.runtime.ops.entry_key`: what ``review`` lists and ``runtime replace/remove --key`` takes), a
+    MEMORY.md entry with citations also with ``cites`` (each with freshness)."""
     from ..runtime.ops import entry_key
     from ..citations.store import runtime_key
 
@@ -266,6 +268,7 @@ def _with_cites(call: Call, entries: Any) -> list[dict[str, Any]]:
     found = []
     for entry in entries:
         data = entry.to_json()
+        data["key"] = entry_key(entry.target, entry.content)  # of the stored content, before any redaction shown
         cites = views(runtime_key(entry.content)) if entry.target == "memory" else []
         if cites:
             data["cites"] = cites
@@ -547,8 +550,10 @@ OPERATIONS = (
         lsp=LspMethod("mnemon/runtime/snapshot")),
     Operation(
         "runtime.list", RuntimeListParams, _list,
-        "Every Runtime entry with importance, ages and branches (no branch filter).",
-        cli=CliCommand(("runtime", "list"), "list entries", (CliArg("target", flag="--target", help=""),),
+        "Every Runtime entry with importance, ages, branches and key (the user:/memory:<sha256> key review lists "
+        "and replace/remove --key take; no branch filter).",
+        cli=CliCommand(("runtime", "list"), "list entries (--json gives each its key, as review lists it)",
+                       (CliArg("target", flag="--target", help=""),),
                        text=_list_text, warnings=_list_warnings, hand_edits_first=True)),
     Operation(
         "runtime.recover", RuntimeRecoverParams, _recover,
