@@ -258,9 +258,7 @@ def _live_runtime_keys(call: Call) -> Any:
 
 
 def _with_cites(call: Call, entries: Any) -> list[dict[str, Any]]:
-    """Runtime entries as JSON, each with its ``key`` (``memory:<sha256>``/``user:<sha256>`` of the stored content,
-    :func:`~mnemon_ls.runtime.ops.entry_key`: what ``review`` lists and ``runtime replace/remove --key`` takes), a
-    MEMORY.md entry with citations also with ``cites`` (each with freshness)."""
+    """Runtime entries as JSON, a MEMORY.md entry with citations also with ``cites`` (each with freshness)."""
     from ..runtime.ops import entry_key
     from ..citations.store import runtime_key
 
@@ -268,7 +266,6 @@ def _with_cites(call: Call, entries: Any) -> list[dict[str, Any]]:
     found = []
     for entry in entries:
         data = entry.to_json()
-        data["key"] = entry_key(entry.target, entry.content)  # of the stored content, before any redaction shown
         cites = views(runtime_key(entry.content)) if entry.target == "memory" else []
         if cites:
             data["cites"] = cites
@@ -295,7 +292,12 @@ def _snapshot(call: Call, _p: Any) -> dict[str, Any]:
 def _list(call: Call, p: RuntimeListParams) -> dict[str, Any]:
     state = call.host.runtime.read()
     targets = (p.target,) if p.target else TARGETS
-    entries = _with_cites(call, [e for t in targets for e in state.of(t)])
+    from ..runtime.ops import entry_key
+
+    listed = [e for t in targets for e in state.of(t)]
+    entries = _with_cites(call, listed)
+    for entry, data in zip(listed, entries):  # the key review lists and replace/remove --key take: of the stored
+        data["key"] = entry_key(entry.target, entry.content)  # content, so an entry shown redacted is named by it
     notices = call.host.runtime.redact_listed(entries)  # mnemon_ls/runtime/foreign.py
     return {"revision": state.revision, "entries": entries, "problems": [*state.all_problems, *notices]}
 
