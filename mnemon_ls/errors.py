@@ -536,7 +536,8 @@ class PackRefused(MnemonError):
     was staged, or a swap that failed and was rolled back. ``data.reason`` is a stable word
     (``wal-not-checkpointed``, ``would-empty``, ``secret``, ``changed-meanwhile`` (``data.file``: the
     directory), ``swap-failed``, ``backup-failed``, ``document-changed``: an export's document file changed outside
-    mnemon-ls in a way that could not be taken in, ``data.file``). Nothing was changed."""
+    mnemon-ls in a way that could not be taken in, ``data.file``), ``foreign-table``: an export cannot leave out a
+    table of a space's store that the Mnemon format does not define, ``data.file``). Nothing was changed."""
 
     code = "pack-refused"
     exit_code = EXIT_REJECTED

@@ -256,7 +256,9 @@ def params_from(command: Any, args: argparse.Namespace, read_content: Callable[[
         given_by[arg.field] = arg.flag or arg.field
         if arg.stdin and isinstance(value, str):
             value = read_content(value)
-        if arg.path and isinstance(value, str):
+        if arg.path == "in-workspace" and isinstance(value, str):
+            value = _from_cwd_in_workspace(value, args)
+        elif arg.path and isinstance(value, str):
             alias = params_model.model_fields[arg.field].alias if params_model is not None else None
             value = os.path.abspath(own_home_path(value, alias or arg.field, INSTEAD_CWD))  # ~name: another user's home
         if arg.convert is not None and isinstance(value, str):
@@ -265,6 +267,27 @@ def params_from(command: Any, args: argparse.Namespace, read_content: Callable[[
             value = [_converted(arg, item, index) for index, item in enumerate(value)]
         raw[arg.field] = value
     return raw
+
+
+def _from_cwd_in_workspace(value: str, args: argparse.Namespace) -> str:
+    """A relative path typed in the command's workspace (the current directory is the workspace or inside it:
+    both compared resolved) made relative to the workspace from the current directory, so ``cited app.py`` in
+    ``src/`` names ``src/app.py`` (in the workspace's root it is the path as typed); one that leads out of the
+    workspace made absolute (the operation's error then names where it leads). Any other value (absolute, a
+    ``file:`` URI, typed outside the workspace, no workspace) as it is: the operation takes it relative to the
+    workspace."""
+    from .common import workspace_of
+
+    if not value or value.startswith("file:") or os.path.isabs(value):
+        return value
+    workspace = workspace_of(args) if hasattr(args, "workspace") else None
+    if workspace is None:
+        return value
+    cwd, base = os.path.realpath(os.getcwd()), os.path.realpath(str(workspace))
+    if cwd != base and not cwd.startswith(base.rstrip(os.sep) + os.sep):
+        return value
+    relative = os.path.relpath(os.path.join(cwd, value), base)
+    return os.path.join(cwd, value) if relative == os.pardir or relative.startswith(os.pardir + os.sep) else relative
 
 
 def _given(arg: Any, args: argparse.Namespace) -> bool:

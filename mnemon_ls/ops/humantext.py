@@ -155,11 +155,12 @@ def merge_text(data: Mapping[str, Any]) -> str:
 def related_text(data: Mapping[str, Any]) -> str:
     """``space related``: the starting item, then one line per related item (depth, edge, content)."""
     items = data.get("items") or []
-    lines = [f"related to {data.get('id')} in {data.get('spaceName') or data.get('spaceId')}: "
+    lines = [f"related to {printed_id(data.get('id'))} in {data.get('spaceName') or data.get('spaceId')}: "
              f"{_plural(len(items), 'item')}"]
     for item in items:
         content = " ".join(str(item.get("content", "")).split())
-        lines.append(f"  depth {item.get('depth')} {item.get('edgeType') or '-'}  {item.get('id')}: {content}")
+        lines.append(f"  depth {item.get('depth')} {item.get('edgeType') or '-'}  {printed_id(item.get('id'))}: "
+                     f"{content}")
     lines.extend(f"note: {n}" for n in data.get("notices", []))
     return "\n".join(lines)
 
@@ -195,11 +196,22 @@ def recall_hidden_lines(hidden: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def printed_id(value: Any) -> str:
+    """An item id as a line of text shows it: whole, each control or formatting character escaped (``\\n``,
+    ``\\x1b``: :func:`~mnemon_ls.errors.echo_value`), so an id another program stored in ``mnemon.db`` with a
+    newline in it cannot end the line and forge the next one."""
+    from ..errors import echo_value
+
+    text = str(value)
+    return text if text.isprintable() else echo_value(text, 4096)
+
+
 def recall_ids(results: list[Mapping[str, Any]], takes_short: Callable[[str], bool]) -> list[str]:
     """The id each recall result is printed with, in order: its first
     :data:`~mnemon_ls.spaces.model.MIN_ITEM_ID_PREFIX` (8) characters where its space takes a short id
     (``takes_short(spaceId)``: :meth:`~mnemon_ls.spaces.service_recall.SpacesRecall.takes_short_ids`; an error
-    counts as no) and no other result of that space starts so, else the full id. ``space forget``, ``space link``
+    counts as no) and no other result of that space starts so, else the full id; an id holding a control or
+    formatting character in full, escaped (:func:`printed_id`). ``space forget``, ``space link``
     and ``space related`` take either."""
     from ..spaces.model import MIN_ITEM_ID_PREFIX as SHORT
 
@@ -216,8 +228,8 @@ def recall_ids(results: list[Mapping[str, Any]], takes_short: Callable[[str], bo
     shown = []
     for item in results:
         space, ident = str(item.get("spaceId")), str(item.get("id"))
-        short = takes[space] and len(ident) > SHORT and starts[(space, ident[:SHORT])] == 1
-        shown.append(ident[:SHORT] if short else ident)
+        short = takes[space] and len(ident) > SHORT and starts[(space, ident[:SHORT])] == 1 and ident.isprintable()
+        shown.append(ident[:SHORT] if short else printed_id(ident))
     return shown
 
 
@@ -368,7 +380,7 @@ def memory_name(named: dict[str, Any]) -> str:
     """A memory a receipt names (``{source, key, id?, spaceId?, scope?, preview?}``) in a person's words:
     ``spaces default/4f1bf04b "retry backoff doubles"``."""
     if named.get("source") == "spaces":
-        where = f"{named.get('spaceId')}/{str(named.get('id'))[:8]}"
+        where = f"{named.get('spaceId')}/{printed_id(str(named.get('id'))[:8])}"
     elif named.get("source") in ("documents", "records"):
         where = (f"{named['scope']}/" if named.get("scope") else "") + str(named.get("id"))[:8]
     else:

@@ -118,7 +118,8 @@ def recall(data: Mapping[str, Any], cap: int) -> str:
     :func:`mnemon_ls.ops.humantext.recall_match_label`); what was withheld from the assistant
     (:func:`~mnemon_ls.ops.humantext.withheld_line`), notices and branch-scope counts after."""
     from ..spaces.service_recall import WITHHELD_HINT
-    from .humantext import citation_text, recall_hidden_lines, recall_match_label, state_label, withheld_line
+    from .humantext import (citation_text, printed_id, recall_hidden_lines, recall_match_label, state_label,
+                            withheld_line)
 
     results: Sequence[Mapping[str, Any]] = data.get("results", [])[:cap]
     lines = []
@@ -127,7 +128,7 @@ def recall(data: Mapping[str, Any], cap: int) -> str:
         score = item.get("score")
         score_text = f"{score:.2f}" if isinstance(score, (int, float)) else "-"
         lines.append(f"{n}. {_clip(str(item.get('content', '')))}{label}")
-        lines.append(f"   space: {item.get('spaceId')} ({item.get('spaceName')}) · id: {item.get('id')} · "
+        lines.append(f"   space: {item.get('spaceId')} ({item.get('spaceName')}) · id: {printed_id(item.get('id'))} · "
                      f"tier: {item.get('tier')} · score: "
                      f"{score_text}{recall_match_label(item)}{state_label(dict(item))}")
         if item.get("cites"):
@@ -149,10 +150,12 @@ def recall(data: Mapping[str, Any], cap: int) -> str:
 
 def related(data: Mapping[str, Any]) -> str:
     """A graph walk: one line per related item with depth and edge type."""
-    lines = [f"Related to {data.get('id')} in {data.get('spaceName')} ({data.get('spaceId')}):"]
+    from .humantext import printed_id
+
+    lines = [f"Related to {printed_id(data.get('id'))} in {data.get('spaceName')} ({data.get('spaceId')}):"]
     for item in data.get("items", []):
         lines.append(f"- depth {item.get('depth')} via {item.get('edgeType') or item.get('matchedVia')}: "
-                     f"{_clip(str(item.get('content', '')))} (id: {item.get('id')})")
+                     f"{_clip(str(item.get('content', '')))} (id: {printed_id(item.get('id'))})")
     if len(lines) == 1:
         lines.append("nothing is linked to it")
     lines.extend(f"note: {n}" for n in data.get("notices", []))

@@ -3,9 +3,11 @@
 
 - ``packs.export`` ``{workspace?, packScope?: full|runtime|documents|memory-spaces, path?,
   includeUserProfile?, save?}`` -> ``{fileName, bytes, scope, components, summary, exportedAt, userProfile:
-  {carried, leftOut}, providerSpaces, handEdits, redacted, contents: {runtime, documents, spaces}, path | base64}``
-  (``redacted``: ``{count, kinds}`` of the values that looked like credentials, replaced in the pack unless
-  ``secrets`` is ``allow``; absent when none was)
+  {carried, leftOut}, providerSpaces, handEdits, redacted, foreignTables, contents: {runtime, documents, spaces},
+  path | base64}`` (``redacted``: ``{count, kinds}`` of the values that looked like credentials, replaced in the pack
+  unless ``secrets`` is ``allow``; absent when none was; ``foreignTables``: ``{leftOut: [{space, table}]}``, the
+  tables of a space's ``mnemon.db`` the Mnemon format does not define, left out unless ``secrets`` is ``allow``
+  (never scanned, so never carried unscanned); absent when none was)
   (USER.md entries only with ``includeUserProfile``; ``contents`` what the pack holds per component, as
   ``inspect`` says it): with ``path`` (absolute)
   the pack is written there (0600, durably; never inside a storage root but its exports folder); with
@@ -195,6 +197,10 @@ def _export_text(data: dict[str, Any], call: Call, _p: Any) -> str:
     if data["providerSpaces"]["leftOut"]:
         lines.append(f"  memory-spaces: {_plural(data['providerSpaces']['leftOut'], 'provider space')} (third-party) "
                      "left out: packs never carry third-party connections; their content stays with the provider")
+    for left in (data.get("foreignTables") or {}).get("leftOut", ()):
+        lines.append(f"  memory-spaces: table {echo_repr(left['table'])} of space {left['space']} left out: the "
+                     "Mnemon format does not define it, so it was not scanned for credentials (--secrets allow "
+                     "exports the store as stored)")
     if data.get("redacted"):  # (the line the command line adds says how many: mnemon_ls.redact.describe)
         lines.append("  credentials another program stored are redacted in the pack, the stores are unchanged "
                      "(--secrets allow exports them as stored)")

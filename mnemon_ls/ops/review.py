@@ -186,8 +186,10 @@ def _relative(call: Call, raw: str) -> str:
 
 
 def _file(call: Call, p: CitedFileParams) -> dict[str, Any]:
-    """``citations.file``: ``{path, ranges: [{startLine, endLine, memories: [memory + {freshness, cite,
-    renamedFrom?}]}], count, text}``; a range is where the cited lines are now (a moved citation's ``movedTo``).
+    """``citations.file``: ``{path, pathKind, ranges: [{startLine, endLine, memories: [memory + {freshness, cite,
+    renamedFrom?}]}], count, text}``; a range is where the cited lines are now (a moved citation's ``movedTo``);
+    ``pathKind`` is ``file``, ``directory`` (citations name files: none is listed, the text says so) or ``missing``
+    (nothing at the path in the workspace: the memories still citing it are listed, the text says it is gone).
     A memory still citing the path this file had before git renamed it (:mod:`mnemon_ls.citations.renames`: the
     old path is missing and git says it became ``path``) is listed too, with ``renamedFrom``: the old path it
     cites (its ``cite`` says ``renamed`` with ``renamedTo``, or ``changed`` when its lines are nowhere here)."""
@@ -209,9 +211,18 @@ def _file(call: Call, p: CitedFileParams) -> dict[str, Any]:
                     ranges.setdefault((start, end), []).append(memory | {"freshness": cite["freshness"],
                                                                          "cite": cite} | old)
     listed = [{"startLine": s, "endLine": e, "memories": found} for (s, e), found in sorted(ranges.items())]
-    data = {"path": path, "ranges": listed, "count": len({(m["source"], m["key"]) for r in listed
-                                                          for m in r["memories"]})}
+    data = {"path": path, "pathKind": _path_kind(call, path), "ranges": listed,
+            "count": len({(m["source"], m["key"]) for r in listed for m in r["memories"]})}
     return data | {"text": _file_text(data, p.line)}
+
+
+def _path_kind(call: Call, path: str) -> str:
+    """What is at the workspace-relative ``path``: ``directory``, ``missing`` (nothing, or a link to nothing) or
+    ``file`` (anything else, a file or a link to one)."""
+    import os
+
+    full = os.path.join(str(call.host.citations.workspace), *path.split("/"))
+    return "directory" if os.path.isdir(full) else "file" if os.path.exists(full) else "missing"
 
 
 def _renamed_here(call: Call, path: str) -> Any:
@@ -350,7 +361,7 @@ def _reanchor(call: Call, p: ReanchorParams) -> dict[str, Any]:
     :class:`~mnemon_ls.errors.UnreadableStore` when ``reviewed.json`` must not be written over (a newer version,
     a link, a directory): nothing written."""
     from ..citations import freshness
-    from ..citations.model import Citation, text_lines
+    from ..citations.model import text_lines
     from ..citations.reviewed import ReviewedFile
 
     citing = call.host.citations
@@ -406,9 +417,21 @@ def _memory_line(memory: dict[str, Any]) -> str:
 def _file_text(data: dict[str, Any], line: int | None = None) -> str:
     """The memories citing a file (those citing ``line`` when given), as Markdown (what the code lens's command
     shows)."""
+    kind = data.get("pathKind")
+    if kind == "directory":
+        return (f"# {data['path']}\n\n{data['path']} is a directory: citations name files, so give a file in it "
+                "(a relative path is taken from the workspace; on the command line from the current directory "
+                "inside it).")
     if not data["ranges"]:
-        return f"# {data['path']}\n\nNo memory cites {'this file' if line is None else f'line {line}'}."
+        what = "this file" if line is None else f"line {line}"
+        if kind == "missing":
+            return (f"# {data['path']}\n\nNo memory cites {what}: {data['path']} does not exist in the workspace "
+                    "(a relative path is taken from the workspace; on the command line from the current directory "
+                    "inside it).")
+        return f"# {data['path']}\n\nNo memory cites {what}."
     out = [f"# Memories citing {data['path']}"]
+    if kind == "missing":
+        out.append(f"\n{data['path']} no longer exists in the workspace: these memories cite it still.")
     for found in data["ranges"]:
         out.append(f"\n## {_lines(found['startLine'], found['endLine'])}\n")
         out += [f"- {_memory_line(m)}{_old_path(m)} (`{m['source']}` `{m['key']}`)" for m in found["memories"]]
@@ -468,6 +491,10 @@ def _cli_file_text(data: dict[str, Any], *_args: Any) -> str:
     return data["text"]
 
 
+#: The CLI help of ``cited FILE``.
+_CITED_FILE_HELP = ("the file: relative to the current directory when run inside the workspace, else to the "
+                    "workspace; absolute; or a file: URI (a directory, or a path where nothing is, is said so)")
+
 _TOOL = "mnemon_citations"
 _TOOL_TEXT = ("Memory that cites code: action=review (default) lists memories whose cited code changed or is gone, "
               "or that are due for review (not updated or confirmed for reviewAfterDays); "
@@ -486,8 +513,10 @@ OPERATIONS = (
                                fields={"line": "line"}, file="path", render="citing", show=True,
                                failure="Show citing memories failed: "),
         mcp=McpTool(_TOOL, fields=("path", "line", "workspace"), action="file", required=("path",)),
-        cli=CliCommand(("cited",), "list the memories citing a file, by cited range", (
-            CliArg("path", dest="file", metavar="FILE"), CliArg("line", flag="--line")), text=_cli_file_text)),
+        cli=CliCommand(("cited",), "list the memories citing a file, by cited range (FILE relative to the current "
+                       "directory inside the workspace, else to the workspace)", (
+            CliArg("path", dest="file", metavar="FILE", path="in-workspace", help=_CITED_FILE_HELP),
+            CliArg("line", flag="--line")), text=_cli_file_text)),
     Operation(
         "citations.review", ReviewParams, _review,
         "The memories needing review: a citation whose lines changed or whose file is gone, or not updated or "

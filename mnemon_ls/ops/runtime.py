@@ -300,7 +300,12 @@ def _snapshot(call: Call, _p: Any) -> dict[str, Any]:
 def _list(call: Call, p: RuntimeListParams) -> dict[str, Any]:
     state = call.host.runtime.read()
     targets = (p.target,) if p.target else TARGETS
-    entries = _with_cites(call, [e for t in targets for e in state.of(t)])
+    from ..runtime.ops import entry_key
+
+    listed = [e for t in targets for e in state.of(t)]
+    entries = _with_cites(call, listed)
+    for entry, data in zip(listed, entries):  # the key review lists and replace/remove --key take: of the stored
+        data["key"] = entry_key(entry.target, entry.content)  # content, so an entry shown redacted is named by it
     notices = call.host.runtime.redact_listed(entries)  # mnemon_ls/runtime/foreign.py
     return {"revision": state.revision, "entries": entries, "problems": [*state.all_problems, *notices]}
 
@@ -555,8 +560,10 @@ OPERATIONS = (
         lsp=LspMethod("mnemon/runtime/snapshot")),
     Operation(
         "runtime.list", RuntimeListParams, _list,
-        "Every Runtime entry with importance, ages and branches (no branch filter).",
-        cli=CliCommand(("runtime", "list"), "list entries", (CliArg("target", flag="--target", help=""),),
+        "Every Runtime entry with importance, ages, branches and key (the user:/memory:<sha256> key review lists "
+        "and replace/remove --key take; no branch filter).",
+        cli=CliCommand(("runtime", "list"), "list entries (--json gives each its key, as review lists it)",
+                       (CliArg("target", flag="--target", help=""),),
                        text=_list_text, warnings=_list_warnings, hand_edits_first=True)),
     Operation(
         "runtime.recover", RuntimeRecoverParams, _recover,

@@ -294,7 +294,8 @@ def _remember_text(data: dict[str, Any], call: Call, _p: Any) -> str:
 
 #: Where a person finds an item id (the CLI help of ITEM_ID arguments).
 _ITEM_ID_HELP = ("the item id as `recall` prints it (in a native space the unique start of an id, at least 8 "
-                 "characters, names the item); `remember` prints it in full, `recall --json` gives it as `id`")
+                 "characters, in either case, names the item); `remember` prints it in full, `recall --json` gives it "
+                 "as `id`")
 
 
 def _recall_text(data: dict[str, Any], call: Call, _p: Any) -> str:

@@ -149,6 +149,9 @@ class CliArg:
     ``dest`` is the name argparse keeps the value under (default the field name): a positional is known by
     it in errors when it has no ``metavar``, and two options of one field need their own (``--plan`` and ``--entries``,
     refused together); ``path`` makes a relative path absolute against the current directory (a file the command names);
+    ``path="in-workspace"`` takes a relative path from the current directory only when that is the command's
+    workspace or inside it (the value sent is then relative to the workspace), and otherwise leaves it as typed
+    (the operation takes it relative to the workspace: ``cited FILE``);
     ``convert`` turns the typed text into the field's value (``--routes`` JSON) and raises
     :class:`~mnemon_ls.errors.InvalidInput` naming the field; an error about the field names the argument as
     ``--help`` shows it (``--space: ...`` for ``spaceId``; ``SPACE: ...`` for a positional of ``metavar``
@@ -169,7 +172,7 @@ class CliArg:
     field: str
     flag: str | None = None
     dest: str | None = None
-    path: bool = False
+    path: bool | Literal["in-workspace"] = False
     repeat: bool = False
     stdin: bool = False
     help: str | None = None

@@ -68,19 +68,25 @@ class ExportedPack:
     #: pack: ``{"count": N, "kinds": {kind: n}}`` (:func:`.exportredact.summary`), ``None`` when none was (always
     #: under ``secrets: allow`` and for an import's backup, :func:`export_held`).
     redacted: dict[str, Any] | None = None
+    #: Tables (and views) of a space's ``mnemon.db`` that the Mnemon format does not define, left out of the pack
+    #: because nothing could judge what they hold: ``{"space": id, "table": name}`` each
+    #: (:func:`.exportredact.leave_out_foreign_tables`); always empty under ``secrets: allow`` and for a backup.
+    foreign_tables: tuple[dict[str, str], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """``{fileName, bytes, scope, components, summary, exportedAt, userProfile: {carried, leftOut},
-        providerSpaces: {leftOut}, handEdits: [...], redacted}`` (no payload; ``carried``/``leftOut``: USER.md entries
-        in the pack / left out of it; ``providerSpaces.leftOut``: third-party spaces left out; ``handEdits``:
-        :attr:`hand_edits`; ``redacted``: :attr:`redacted`, only when something was)."""
+        providerSpaces: {leftOut}, handEdits: [...], redacted, foreignTables}`` (no payload; ``carried``/``leftOut``:
+        USER.md entries in the pack / left out of it; ``providerSpaces.leftOut``: third-party spaces left out;
+        ``handEdits``: :attr:`hand_edits`; ``redacted``: :attr:`redacted`, only when something was;
+        ``foreignTables``: ``{leftOut: [{space, table}]}``, :attr:`foreign_tables`, only when one was left out)."""
         manifest = self.pack.archive.manifest
         return {"fileName": self.file_name, "bytes": len(self.data), "scope": manifest["scope"],
                 "components": manifest["components"], "summary": manifest["summary"],
                 "exportedAt": manifest["exportedAt"],
                 "userProfile": {"carried": self.pack.user_profile_entries(), "leftOut": self.user_profile_left_out},
                 "providerSpaces": {"leftOut": self.provider_spaces_left_out}, "handEdits": list(self.hand_edits)
-                } | ({"redacted": self.redacted} if self.redacted else {})
+                } | ({"redacted": self.redacted} if self.redacted else {}) | (
+                    {"foreignTables": {"leftOut": list(self.foreign_tables)}} if self.foreign_tables else {})
 
 
 def validate_scope(value: Any, field: str = "packScope") -> str:
@@ -104,7 +110,9 @@ def export_pack(host: "Host", scope: str = "full", *, include_user_profile: bool
     WAL that cannot be
     checkpointed) and :class:`~mnemon_ls.errors.PackInvalid` (the root holds something a pack cannot
     carry, e.g. a document file that differs from its index record). Unless ``secrets`` is ``allow``, what looks
-    like a credential is redacted in the pack (:mod:`.exportredact`; :attr:`ExportedPack.redacted` counts it)."""
+    like a credential is redacted in the pack (:mod:`.exportredact`; :attr:`ExportedPack.redacted` counts it) and
+    the tables of a space's store that the Mnemon format does not define are left out
+    (:attr:`ExportedPack.foreign_tables`)."""
     scope = validate_scope(scope)
     with host.pack_gate():  # one state of the root: an import in another process waits (:mod:`.gate`)
         hand_edits = _take_in_hand_edits(host, fmt.SCOPES[scope])
@@ -148,6 +156,7 @@ def _build(host: "Host", scope: str, include_user_profile: bool, now: datetime |
     payload: dict[str, bytes] = {}
     left_out = providers_left_out = 0
     redacted: Any = None
+    foreign: list[dict[str, str]] = []
     components = fmt.SCOPES[scope]
     items: dict[str, int] = {}
     if "runtime" in components:
@@ -162,7 +171,7 @@ def _build(host: "Host", scope: str, include_user_profile: bool, now: datetime |
     if redact:
         from .exportredact import redact_payload, summary
 
-        kinds = redact_payload(host, payload, components, read_documents=_documents, read_spaces=_spaces)
+        kinds, foreign = redact_payload(host, payload, components, read_documents=_documents, read_spaces=_spaces)
         redacted = summary(kinds if redacted is None else redacted + kinds)
     summary = []
     for component in components:
@@ -177,7 +186,8 @@ def _build(host: "Host", scope: str, include_user_profile: bool, now: datetime |
         manifest[MANIFEST_KEY] = carried  # the citations of what the pack carries (:mod:`.citations`)
     data = fmt.write_archive(manifest, payload)
     pack = read_pack(data)  # what we write we also accept (raises PackInvalid naming what is wrong)
-    return ExportedPack(data, fmt.pack_file_name(moment), pack, left_out, providers_left_out, redacted=redacted)
+    return ExportedPack(data, fmt.pack_file_name(moment), pack, left_out, providers_left_out, redacted=redacted,
+                        foreign_tables=tuple(foreign))
 
 
 def _runtime(host: "Host", include_user_profile: bool, redact: bool = False

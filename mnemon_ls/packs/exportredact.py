@@ -12,6 +12,11 @@ component likewise through :func:`mnemon_ls.spaces.redaction.apply` (as an impor
 (titles, descriptions, archive summaries, bodies) one by one, and the findings of
 :func:`mnemon_ls.spaces.redaction.scan` in the spaces' catalog and stores.
 
+A space's ``mnemon.db`` may hold tables (or views) the Mnemon format does not define (another program's): mnemon-ls
+never reads them, so it cannot judge what they hold; such an export leaves them out of the pack's copy of the store
+(:func:`leave_out_foreign_tables`) and its report names them (``foreignTables``), rather than carry them unscanned.
+Under ``secrets: allow`` the store is exported as stored, every table in it.
+
 Only an export for someone else redacts: the copy an import keeps of what it replaces (:func:`.export.export_held`)
 is a backup and keeps every byte.
 """
@@ -20,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import sqlite3
 import tempfile
 import types
 from collections import Counter
@@ -28,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from ..documents import model as dmodel
 from ..documents.indexformat import parse_index
+from ..errors import echo_repr
 from ..redact import find_secrets, redact_text
 from .validate import INDEX_FILE, REGISTRY_FILE
 
@@ -103,21 +110,76 @@ def _documents(host: "Host", payload: dict[str, bytes], stage: Path, read_docume
     return kinds
 
 
-def _spaces(payload: dict[str, bytes], stage: Path, read_spaces: Reader) -> Counter[str]:
+#: The tables of the Mnemon format (shared/reference/mnemon-cli.md 4.1-4.4) and those SQLite keeps itself
+#: (``sqlite_sequence`` of the ``oplog``'s AUTOINCREMENT, ``sqlite_stat*`` of ANALYZE).
+MNEMON_TABLES = frozenset({"insights", "edges", "oplog"})
+
+
+def _foreign_schema(db: sqlite3.Connection) -> list[tuple[str, str, str]]:
+    """``[(type, name, sql)]`` of the tables and views of ``db`` the Mnemon format does not define: views first,
+    then virtual tables (dropping one drops its shadow tables), then the other tables."""
+    rows = db.execute("SELECT type, name, coalesce(sql, '') FROM sqlite_master WHERE type IN ('table', 'view')"
+                      ).fetchall()
+    foreign = [(t, n, q) for t, n, q in rows if n not in MNEMON_TABLES and not n.startswith("sqlite_")]
+    return sorted(foreign, key=lambda r: (r[0] != "view", not r[2].upper().startswith("CREATE VIRTUAL")))
+
+
+def leave_out_foreign_tables(db_path: Path, space_id: str) -> list[str]:
+    """Drop from the staged store ``db_path`` every table and view the Mnemon format does not define (another
+    program's, never read by mnemon-ls, so never scanned for credentials) and rewrite the file so none of their
+    bytes stays in free pages (``secure_delete``, ``VACUUM``); returns their names, sorted. Raises
+    :class:`~mnemon_ls.errors.PackRefused` (``foreign-table``) naming the space and table when SQLite cannot drop
+    one (a virtual table of a module this SQLite lacks): nothing is exported then."""
+    from ..errors import PackRefused
+    from ..sqliteindex import open_existing
+
+    db = open_existing(db_path)
+    dropped: list[str] = []
+    try:
+        db.execute("PRAGMA secure_delete=ON")
+        while True:
+            foreign = _foreign_schema(db)
+            if not foreign:
+                break
+            kind, name, _ = foreign[0]
+            try:
+                quoted = '"' + name.replace('"', '""') + '"'
+                db.execute(f"DROP {'VIEW' if kind == 'view' else 'TABLE'} {quoted}")
+            except sqlite3.Error as exc:
+                raise PackRefused(f"space {space_id}: its mnemon.db holds the {kind} {echo_repr(name)}, which the "
+                                  f"Mnemon format does not define and this export cannot leave out ({exc}); drop it "
+                                  "from the store, or export with --secrets allow", reason="foreign-table",
+                                  file=str(db_path)) from None
+            dropped.append(name)
+        if dropped:
+            db.execute("VACUUM")
+    finally:
+        db.close()
+    return sorted(set(dropped))
+
+
+def _spaces(payload: dict[str, bytes], stage: Path, read_spaces: Reader,
+            left_out: list[dict[str, str]]) -> Counter[str]:
     from ..spaces import SpacesService, redaction
     from .stores import any_secret, store_has_secret
 
     databases = [n for n in payload if n.startswith("payload/data/") and n.endswith("/mnemon.db")]
     _stage(stage, payload, "data/")
+    for name in databases:  # another program's tables: left out, and said so (:attr:`.export.ExportedPack`)
+        space_id = name.split("/")[2]
+        left_out.extend({"space": space_id, "table": table}
+                        for table in leave_out_foreign_tables(stage / name[len("payload/"):], space_id))
     catalog = payload[REGISTRY_FILE].decode("utf-8", "replace")
-    if not any_secret([catalog]) and not any(store_has_secret(stage / n[len("payload/"):]) for n in databases):
-        return Counter()
-    service = SpacesService(stage, secrets="redact", track_access=False)
-    try:
-        kinds = Counter(str(found["kind"]) for found in redaction.scan(service))
-        redaction.apply(service)
-    finally:
-        service.close()
+    kinds = Counter[str]()
+    if any_secret([catalog]) or any(store_has_secret(stage / n[len("payload/"):]) for n in databases):
+        service = SpacesService(stage, secrets="redact", track_access=False)
+        try:
+            kinds = Counter(str(found["kind"]) for found in redaction.scan(service))
+            redaction.apply(service)
+        finally:
+            service.close()
+    elif not left_out:
+        return kinds
     part, _, _ = read_spaces(types.SimpleNamespace(root=stage), held=True)
     for name in databases:
         del payload[name]
@@ -126,21 +188,25 @@ def _spaces(payload: dict[str, bytes], stage: Path, read_spaces: Reader) -> Coun
 
 
 def redact_payload(host: "Host", payload: dict[str, bytes], components: Sequence[str], *,
-                   read_documents: Reader, read_spaces: Reader) -> Counter[str]:
+                   read_documents: Reader, read_spaces: Reader) -> tuple[Counter[str], list[dict[str, str]]]:
     """Redact the documents and memory-spaces components of ``payload`` (pack entry name -> bytes, changed in
-    place) and return kind -> how many values were replaced (module doc). ``read_documents(host, held=True)`` and
-    ``read_spaces(host, held=True)`` are the export's own readers (:mod:`.export`), run again over the staged,
-    redacted copy (a ``SimpleNamespace`` with ``root`` and ``settings``): the pack carries what they read there.
-    The Runtime component is redacted before it is serialized (:func:`redacted_entries`). Nothing under the root
-    is read or written; the staging directory is private (0700) and removed."""
+    place) and return ``(kind -> how many values were replaced (module doc), the tables left out)``: each
+    ``{"space", "table"}`` a table or view of a space's ``mnemon.db`` the Mnemon format does not define, left out
+    of the pack rather than carried unscanned (:func:`leave_out_foreign_tables`). ``read_documents(host,
+    held=True)`` and ``read_spaces(host, held=True)`` are the export's own readers (:mod:`.export`), run again over
+    the staged, redacted copy (a ``SimpleNamespace`` with ``root`` and ``settings``): the pack carries what they
+    read there. The Runtime component is redacted before it is serialized (:func:`redacted_entries`). Nothing under
+    the root is read or written; the staging directory is private (0700) and removed. Raises
+    :class:`~mnemon_ls.errors.PackRefused` when a table cannot be left out (:func:`leave_out_foreign_tables`)."""
     kinds = Counter[str]()
+    left_out: list[dict[str, str]] = []
     if not any(c in components for c in ("documents", "memory-spaces")):
-        return kinds
+        return kinds, left_out
     with tempfile.TemporaryDirectory(prefix="mnemon-pack-export-") as tmp:
         os.chmod(tmp, 0o700)
         if "documents" in components and INDEX_FILE in payload:
             kinds += _documents(host, payload, Path(tmp) / "documents-stage", read_documents)
         if "memory-spaces" in components and REGISTRY_FILE in payload:
-            kinds += _spaces(payload, Path(tmp) / "spaces-stage", read_spaces)
-    return kinds
+            kinds += _spaces(payload, Path(tmp) / "spaces-stage", read_spaces, left_out)
+    return kinds, left_out
 

@@ -83,7 +83,8 @@ def _content_rows(db_path: Path, *, immutable: bool) -> dict[str, tuple[tuple[st
 
 def store_has_secret(db_path: Path) -> bool:
     """Whether a staged store may hold a credential: in a text cell the spaces redaction pass rewrites
-    (:data:`mnemon_ls.spaces.redaction._COLUMNS`: contents, tags, entities, oplog details, edge metadata)
+    (:data:`mnemon_ls.spaces.redaction._COLUMNS`: contents, categories, sources, tags, entities, oplog details, edge
+    metadata)
     or, when the file has free pages (deleted rows' bytes), anywhere in its raw
     bytes. Only then does the full pass (:func:`mnemon_ls.spaces.redaction.apply`) run. A store SQLite
     cannot read raises :class:`PackInvalid`."""
@@ -111,9 +112,10 @@ def _scan_store(db_path: Path) -> bool:
             if wanted:
                 for row in db.execute(f"SELECT {', '.join(wanted)} FROM {table}"):
                     texts.extend(v for v in row if isinstance(v, str))
-                    # tags and entities are labels: a random-looking word counts (as on the write path)
-                    labelled = labelled or any(redaction.cell_secrets(column, value) for column, value
-                                               in zip(wanted, row) if column in redaction._LABEL_COLUMNS)
+                    # tags, entities, category and source are labels: a random-looking word counts (as on the
+                    # write path and in a recall)
+                    labelled = labelled or any(redaction.cell_secrets(column, value) for column, value in zip(
+                        wanted, row) if column in redaction._LABEL_COLUMNS + redaction._SINGLE_LABEL_COLUMNS)
         free = db.execute("PRAGMA freelist_count").fetchone()[0]
     finally:
         db.close()

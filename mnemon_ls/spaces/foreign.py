@@ -19,6 +19,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Callable
 
+from ..errors import echo_value
 from ..redact import redact_label, redact_text
 from .model import BRANCH_TAG_PREFIX
 
@@ -87,7 +88,32 @@ def redact_results(results: list[dict[str, Any]], space: tuple[str, str] | None 
             result[key] = redacted
         if kinds:
             space_id, space_name = space or (result.get("spaceId"), result.get("spaceName"))
-            notices.append(f"space {space_name} ({space_id}) item {result.get('id')} holds "
+            notices.append(f"space {space_name} ({space_id}) item {echo_value(str(result.get('id')), 4096)} holds "
                            f"what looks like a credential ({', '.join(sorted(set(kinds)))}) that another program "
                            "stored; sent redacted, the store is unchanged: `mnemon-ls redact --apply` replaces it")
     return notices
+
+
+def redact_status(status: dict[str, Any], space: tuple[str, str]) -> str | None:
+    """Redact, in place, the labels of a native space's status object (``space status``) that another program
+    stored: the ``by_category`` keys (two keys that become the same placeholder add up their counts) and the
+    ``top_entities`` names, judged as labels as a recall judges them (:func:`redact_results`). Returns the notice
+    naming ``space`` (``(id, name)``) and the kinds found (never a value), or ``None`` when nothing was found."""
+    kinds: list[str] = []
+    categories = status.get("by_category")
+    if isinstance(categories, dict):
+        redacted: dict[Any, Any] = {}
+        for key, count in categories.items():
+            new, found = _label(key, False)
+            kinds.extend(found)
+            redacted[new] = redacted[new] + count if new in redacted and isinstance(count, int) else count
+        status["by_category"] = redacted
+    for entry in status.get("top_entities") or ():
+        if isinstance(entry, dict):
+            entry["entity"], found = _label(entry.get("entity"), False)
+            kinds.extend(found)
+    if not kinds:
+        return None
+    return (f"space {space[1]} ({space[0]}) holds categories or entities that look like a credential "
+            f"({', '.join(sorted(set(kinds)))}) that another program stored; shown redacted, the store is unchanged: "
+            "`mnemon-ls redact --apply` replaces them")

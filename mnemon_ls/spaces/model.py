@@ -163,7 +163,8 @@ MIN_ITEM_ID_PREFIX = 8
 def full_item_id(provider: Any, given: str, field_name: str = "id") -> str:
     """The full id of the item of ``provider``'s space whose id starts with ``given`` (a well-formed id,
     :func:`validate_item_id`), when ``given`` has at least :data:`MIN_ITEM_ID_PREFIX` characters and the
-    provider can look ids up by their start (``ids_starting``: a native space); otherwise, or when no item
+    provider can look ids up by their start (``ids_starting``: a native space; ASCII letters in either case, ids
+    being lower-case UUIDs, so an id typed or pasted in upper case names its item); otherwise, or when no item
     starts so, ``given`` as it is (the provider then says whether it holds it). An item whose id is ``given``
     itself wins over longer ones. Forgotten items count (their full id is answered; the provider then says it is
     not active): the id, or a start, of an item already forgotten never names another one. Raises

@@ -3,9 +3,10 @@
 What is looked at: the native catalog (``data/.dsh-memory-bodies.json``, its last-good copy and
 ``data/.quarantine/``, the ``.json`` entries of deleted spaces: space names and descriptions) and every
 ``data/<id>/mnemon.db`` and ``data/.deleted/<stamp>-<id>/mnemon.db`` (a deleted space's store; insight
-content, tags and entities, oplog details, edge metadata; tags and entities are labels, judged as the write
-path judges them: :func:`cell_secrets`). ``state/memory-providers.json`` holds the
-credentials of configured third-party providers on purpose (DESIGN.md invariant 6) and is left alone.
+content, category, source, tags and entities, oplog details, edge metadata; category, source, tags and entities are
+labels, judged as the write path and a recall judge them: :func:`cell_secrets`, :mod:`.foreign`).
+``state/memory-providers.json`` holds the credentials of configured third-party providers on purpose (DESIGN.md
+invariant 6) and is left alone.
 
 Applying rewrites the catalog through :meth:`SpaceRegistry.update` (lock, temp + fsync + rename, the
 last-good copy) and each ``mnemon.db`` in one ``BEGIN IMMEDIATE`` transaction with
@@ -33,7 +34,7 @@ from .model import BRANCH_TAG_PREFIX
 from .service import SpacesService
 
 _SQLITE_SUFFIXES = ("", "-wal", "-shm", "-journal")
-_COLUMNS = {"insights": ("id", ("content", "tags", "entities")), "oplog": ("id", ("detail",)),
+_COLUMNS = {"insights": ("id", ("content", "category", "source", "tags", "entities")), "oplog": ("id", ("detail",)),
             "edges": ("rowid", ("metadata",))}
 
 
@@ -68,6 +69,9 @@ def _catalog_files(svc: SpacesService) -> list[Path]:
 #: Columns whose JSON strings are labels: judged by :func:`mnemon_ls.redact.find_label_secrets` (a
 #: random-looking word of 20+ characters counts), as the write path judges them.
 _LABEL_COLUMNS = ("tags", "entities")
+#: Columns that are one label each (free strings the Mnemon CLI stores as given), judged as a recall judges them
+#: (:func:`mnemon_ls.spaces.foreign.redact_results`: :func:`~mnemon_ls.redact.find_label_secrets`).
+_SINGLE_LABEL_COLUMNS = ("category", "source")
 
 
 def _label_finder(column: str, label: str) -> Any:
@@ -88,9 +92,12 @@ def _labels(value: str) -> list[str] | None:
 def cell_secrets(column: str, value: Any) -> list[SecretMatch]:
     """What looks like a credential in one stored cell (offsets into ``value``): ``tags`` and ``entities``
     element by element as labels (:func:`~mnemon_ls.redact.find_label_secrets`), any other text with
-    :func:`~mnemon_ls.redact.find_secrets`. ``[]`` for a value that is not a string."""
+    :func:`~mnemon_ls.redact.find_secrets`; ``category`` and ``source`` as one label each. ``[]`` for a value that
+    is not a string."""
     if not isinstance(value, str):
         return []
+    if column in _SINGLE_LABEL_COLUMNS:
+        return find_label_secrets(value)
     found = find_secrets(value)
     labels = _labels(value) if column in _LABEL_COLUMNS else None
     for label in labels or ():
@@ -105,6 +112,9 @@ def cell_secrets(column: str, value: Any) -> list[SecretMatch]:
 def _redact_cell(column: str, value: Any) -> tuple[Any, list[str]]:
     if not isinstance(value, str):
         return value, []
+    if column in _SINGLE_LABEL_COLUMNS:
+        new, matches = redact_label(value)
+        return new, [m.kind for m in matches]
     if column in ("tags", "entities", "metadata"):
         try:
             parsed = json.loads(value)

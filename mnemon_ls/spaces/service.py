@@ -423,12 +423,20 @@ class SpacesService(SpacesWrites, SpacesRecall):
 
     def space_status(self, space_id: str) -> dict[str, Any]:
         """``{"space": SpaceView, "status": <provider status object>}``. An inspection: works on an inactive
-        space too (``active`` governs reads of items only, reference 6.3)."""
+        space too (``active`` governs reads of items only, reference 6.3). Unless ``secrets`` is ``allow``, the
+        categories and entities another program stored are shown redacted, with a ``notice``
+        (:func:`.foreign.redact_status`)."""
         record = resolve(self.state(), space_id)
         status = self.provider(record).status()
         semantic = status.get("semantic") if isinstance(status, dict) else None
         if isinstance(semantic, dict) and semantic.get("state") == "off" and not semantic.get("reason"):
             semantic["reason"] = self.semantic_off_reason
+        if isinstance(status, dict) and self.secrets != "allow":  # labels another program stored (.foreign)
+            from .foreign import redact_status
+
+            notice = redact_status(status, (record.id, record.name))
+            if notice:
+                status["notice"] = f"{status['notice']}; {notice}" if status.get("notice") else notice
         return {"space": self._view(record).to_dict(), "status": status}
 
     def reindex(self, space_id: str) -> dict[str, Any]:

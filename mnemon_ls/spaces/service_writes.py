@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Sequence
 
-from ..errors import InvalidInput, MnemonError, choice_rule, range_rule
+from ..errors import InvalidInput, MnemonError, choice_rule, echo_value, range_rule
 from ..redact import Scrubber
 from .errors import SpaceRefused
 from .model import (
@@ -60,6 +60,13 @@ def _names(branches: Sequence[str]) -> str:
     """``branch main`` / ``branches a, b``: the words of a branch list in a receipt."""
     return ("branch " if len(branches) == 1 else "branches ") + ", ".join(branches)
 
+
+
+def _shown(item_id: Any) -> str:
+    """An item id as a receipt's message names it: each control or formatting character escaped
+    (:func:`~mnemon_ls.errors.echo_value`), so an id another program stored with a newline in it stays on its line."""
+    text = str(item_id)
+    return text if text.isprintable() else echo_value(text, 4096)
 
 class SpacesWrites:
     """Write targets, writes and merge of :class:`~mnemon_ls.spaces.service.SpacesService` (mixin)."""
@@ -195,7 +202,7 @@ class SpacesWrites:
         stored = branch_tags(item.tags)
         if sorted(stored) == sorted(asked):
             return receipt
-        head = f"Already remembered in {record.name} as {receipt.id}"
+        head = f"Already remembered in {record.name} as {_shown(receipt.id)}"
         if not stored:
             scope = f"{head} for every branch (it has no branch scope, so {_names(asked)} recalls it too)"
         elif not asked:
@@ -224,7 +231,7 @@ class SpacesWrites:
         if action == "skipped":
             existing = raw.get("replaced_id") or raw.get("id")
             return WriteReceipt("skipped", "skipped", record.id, record.name, existing,
-                                f"Already remembered in {record.name} as {existing}; {NO_NEW_ITEM}.",
+                                f"Already remembered in {record.name} as {_shown(existing)}; {NO_NEW_ITEM}.",
                                 {"duplicateOf": existing, **_redacted(scrub)})
         status = receipt_status(raw)
         detail = {"edgesCreated": raw.get("edges_created") or {}, "entities": raw.get("entities") or item["entities"],
@@ -277,7 +284,7 @@ class SpacesWrites:
         except InvalidInput as exc:
             raise item_not_found(exc, {"sourceId": src, "targetId": tgt}) from None
         return WriteReceipt(receipt_status(raw), "linked", record.id, record.name, src,
-                            f"Linked {src} -> {tgt} ({edge_type}).",
+                            f"Linked {_shown(src)} -> {_shown(tgt)} ({edge_type}).",
                             {"sourceId": src, "targetId": tgt, "edgeType": edge_type, "weight": float(weight),
                              **_redacted(scrub)})
 
@@ -298,7 +305,7 @@ class SpacesWrites:
         status = receipt_status(raw)
         caps = self._capabilities(record)
         kind = caps.delete if caps is not None and caps.delete in ("soft", "hard") else "soft"
-        return WriteReceipt(status, "deleted", record.id, record.name, key, f"Forgot {key} ({kind} delete).")
+        return WriteReceipt(status, "deleted", record.id, record.name, key, f"Forgot {_shown(key)} ({kind} delete).")
 
     def _capable(self, record: SpaceRecord, what: str) -> None:
         caps = self._capabilities(record)

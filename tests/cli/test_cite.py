@@ -247,5 +247,41 @@ def test_a_path_past_the_one_path_rule_is_refused_alike_by_cited_and_cite_and_ne
     outside = run(workspace, "cited", "/" + "b" * 4000)  # within the rule, outside the workspace: repeated short
     assert outside.returncode == 2 and "must be a file inside the workspace" in outside.stderr
     assert len(outside.stderr) < 600, len(outside.stderr)
-    assert "No memory cites this file." in ok(workspace, "cited", "src/" + "x" * 4092)  # 4096 characters: taken
+    assert "No memory cites this file: src/x" in ok(workspace, "cited", "src/" + "x" * 4092)  # 4096 characters: taken
     assert tree_snapshot(workspace.parent / "root") == before
+
+
+def _cited(workspace: Path, cwd: Path, *args: str) -> str:
+    """``mnemon-ls cited ARGS`` run from ``cwd`` (the other tests run from outside the workspace)."""
+    done = subprocess.run([*mnemon_command(), "cited", *args, "--workspace", str(workspace), "--scope", "custom",
+                           "--data-dir", str(workspace.parent / "root")], capture_output=True, text=True,
+                          env=child_env(HOME=str(workspace.parent / "home")), cwd=str(cwd), timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_cited_takes_file_from_the_current_directory_and_names_a_directory_or_missing_path(repo) -> None:
+    """``cited FILE`` took FILE relative to the workspace root wherever it ran, and a directory or a path where
+    nothing is got "No memory cites this file" with no hint. In the workspace FILE is now taken from the current
+    directory (in the root, as before); outside it, from the workspace; a directory and a missing path are said so."""
+    workspace = Path(repo.workdir)
+    ok(workspace, "runtime", "add", "--content", "parse splits on whitespace", "--cite", "src/lib.py:1-2")
+    listed = "# Memories citing src/lib.py\n\n## lines 1-2\n\n- MEMORY.md"
+    assert _cited(workspace, workspace / "src", "lib.py").startswith(listed)  # from src/
+    assert _cited(workspace, workspace / "src", "../src/./lib.py").startswith(listed)
+    assert _cited(workspace, workspace, "src/lib.py").startswith(listed)  # from the root: as before
+    assert _cited(workspace, workspace.parent, "src/lib.py").startswith(listed)  # outside: from the workspace
+    data = json.loads(_cited(workspace, workspace / "src", "lib.py", "--json"))
+    assert (data["path"], data["pathKind"], data["count"]) == ("src/lib.py", "file", 1)
+    directory = _cited(workspace, workspace, "src")
+    assert directory == ("# src\n\nsrc is a directory: citations name files, so give a file in it (a relative path "
+                         "is taken from the workspace; on the command line from the current directory inside "
+                         "it).\n"), directory
+    assert json.loads(_cited(workspace, workspace, "src", "--json"))["pathKind"] == "directory"
+    missing = _cited(workspace, workspace / "src", "nope.py")
+    assert missing.startswith("# src/nope.py\n\nNo memory cites this file: src/nope.py does not exist in the "
+                              "workspace"), missing
+    (workspace / "src" / "lib.py").unlink()  # a cited file gone: its memories are still listed, and it is said
+    gone = _cited(workspace, workspace, "src/lib.py")
+    assert gone.startswith("# Memories citing src/lib.py\n\nsrc/lib.py no longer exists in the workspace: these "
+                           "memories cite it still.\n\n## lines 1-2\n"), gone

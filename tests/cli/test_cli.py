@@ -266,7 +266,8 @@ def test_runtime_add_replace_remove_list_and_their_receipts(cli):
         ("memory", "Use pytest -q for tests", "critical"), ("user", "Prefers terse answers", "normal")]
 
     listing = cli.ok_json("runtime", "list")
-    assert listing == {"revision": cli.revision(), "entries": [stored[1], stored[0]], "problems": []}
+    keyed = [e | {"key": f"{e['target']}:" + hashlib.sha256(e["content"].encode()).hexdigest()} for e in stored]
+    assert listing == {"revision": cli.revision(), "entries": [keyed[1], keyed[0]], "problems": []}
     assert cli.ok("runtime", "list", "--target", "memory") == (
         "MEMORY.md (memory; 1 entry; 23/10240 UTF-8 bytes)\n"
         "  1. [critical; created=0d; updated=0d] Use pytest -q for tests\n")

@@ -181,3 +181,25 @@ def test_the_wake_and_runtime_list_send_the_repaired_projections_entries_redacte
         "prefers short answers", "my AWS key id [redacted:aws-access-key-id]", "the suite runs with pytest -n 2",
         "releases are tagged from main", "deploy token is [redacted:github-token] for the staging box"]
     assert files(root) == before
+
+
+def test_runtime_list_gives_each_entry_the_key_replace_and_remove_take(store):
+    """``runtime list --json`` had no ``key`` per entry, the ``memory:<sha256>``/``user:<sha256>`` key ``review``
+    lists and ``runtime replace/remove --key`` take; a person had to hash the content. It is the key of the stored
+    content, so an entry shown redacted is still named by it."""
+    repo, root = store
+    stored = f"deploy token is {SECRET} for the staging box"
+    write_by_hand(root, stored)
+    listed = json.loads(run(repo, root, "runtime", "list", "--json").stdout)["entries"]
+    keys = {e["content"]: e["key"] for e in listed}
+    assert keys["prefers short answers"] == "user:" + hashlib.sha256(b"prefers short answers").hexdigest()
+    assert keys["the suite runs with pytest -n 2"] == (
+        "memory:" + hashlib.sha256(b"the suite runs with pytest -n 2").hexdigest())
+    redacted = keys["deploy token is [redacted:github-token] for the staging box"]
+    assert redacted == "memory:" + hashlib.sha256(stored.encode()).hexdigest()
+    run(repo, root, "runtime", "remove", "--key", redacted)
+    run(repo, root, "runtime", "replace", "--target", "user", "--key", keys["prefers short answers"], "--content",
+        "prefers answers with examples")
+    left = json.loads(run(repo, root, "runtime", "list", "--json").stdout)["entries"]
+    assert [e["content"] for e in left] == ["prefers answers with examples", "the suite runs with pytest -n 2",
+                                           "releases are tagged from main"]

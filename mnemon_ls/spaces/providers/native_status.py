@@ -70,10 +70,11 @@ class NativeStatus:
 
     def ids_starting(self, prefix: str, limit: int = 2) -> list[str]:
         """Up to ``limit`` ids of items, active or forgotten, that start with ``prefix`` (compared as text, no
-        pattern: ``_`` and ``%`` are themselves), the item whose id is ``prefix`` itself first; one SQL query (no
-        access bookkeeping). :func:`mnemon_ls.spaces.model.full_item_id` makes a short id a full one with it:
-        forgotten items count, so that the id (or start) of one never names another, active item."""
-        sql = "SELECT id FROM insights WHERE substr(id, 1, ?) = ? ORDER BY id = ? DESC, id LIMIT ?"
+        pattern: ``_`` and ``%`` are themselves; ASCII letters in either case: ids are lower-case UUIDs, so
+        ``3F2A1B0C`` is the start of ``3f2a1b0c-...``), the item whose id is ``prefix`` itself (same case) first; one
+        SQL query (no access bookkeeping). :func:`mnemon_ls.spaces.model.full_item_id` makes a short id a full one
+        with it: forgotten items count, so that the id (or start) of one never names another, active item."""
+        sql = "SELECT id FROM insights WHERE lower(substr(id, 1, ?)) = lower(?) ORDER BY id = ? DESC, id LIMIT ?"
 
         def run(db: sqlite3.Connection) -> list[str]:
             return [str(r[0]) for r in db.execute(sql, (len(prefix), prefix, prefix, max(0, int(limit))))]
