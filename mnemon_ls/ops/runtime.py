@@ -191,26 +191,14 @@ class RuntimeCompactParams(WorkspaceParams):
 
 
 def _mutate(call: Call, p: RuntimeMutateParams) -> dict[str, Any]:
-    """``runtime.mutate`` (:func:`_mutated`), the old text it echoes (``removed``, ``replaced.from``,
-    ``supersedes.preview``, an add's ``similar`` entries and the message quoting the first) redacted unless
-    ``secrets: allow``: it is what was stored, and another program may have stored a credential there
-    (mnemon_ls/runtime/foreign.py; a ``key`` selects such an entry without sending it)."""
+    """``runtime.mutate`` (:func:`_mutated`), the stored text its receipt echoes redacted unless ``secrets: allow``
+    (:func:`mnemon_ls.runtime.foreign.shown_receipt`, after the citations followed the entries that moved); a
+    ``key`` selects an entry without sending its text."""
     data = _mutated(call, p)
     if call.host.settings.secrets != "allow":
-        from ..redact import redact_text
-        from ..runtime.ops import similar_note
+        from ..runtime.foreign import shown_receipt
 
-        if isinstance(data.get("removed"), str):
-            data["removed"] = redact_text(data["removed"])[0]
-        similar = data.get("similar")
-        if isinstance(similar, list) and similar and all(isinstance(s, str) for s in similar):
-            shown = [redact_text(s)[0] for s in similar]
-            if shown != similar and isinstance(data.get("message"), str):
-                data["message"] = data["message"].replace(similar_note(similar), similar_note(shown))
-            data["similar"] = shown
-        for field, name in (("replaced", "from"), ("supersedes", "preview")):
-            if isinstance(data.get(field), dict) and isinstance(data[field].get(name), str):
-                data[field] = {**data[field], name: redact_text(data[field][name])[0]}
+        data = shown_receipt(data)
     return data
 
 
@@ -337,6 +325,10 @@ def _compact(call: Call, p: RuntimeCompactParams) -> dict[str, Any]:
             raise
         raise RevisionConflict(f"revision: {exc.message}", field="revision", **exc.data) from None
     follow(call, before, data, carry_replaced=True)
+    if call.host.settings.secrets != "allow":  # the stored text it echoes (an entry kept as another program wrote it)
+        from ..runtime.foreign import shown_receipt
+
+        data = shown_receipt(data)
     return data
 
 

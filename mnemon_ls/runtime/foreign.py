@@ -80,3 +80,39 @@ def redacted_entries(entries: Sequence[Entry], memories_path: Path) -> tuple[tup
         out.append(dataclasses.replace(entry, content=content))
         notices.append(_notice(memories_path, entry.target, number, ", ".join(sorted({m.kind for m in matches}))))
     return tuple(out), notices
+
+
+def shown_receipt(data: dict[str, Any]) -> dict[str, Any]:
+    """A Runtime mutation's receipt (:meth:`~mnemon_ls.runtime.state.Receipt.to_dict`) with the stored text it
+    echoes redacted (:func:`~mnemon_ls.redact.redact_text`): the old text (``removed``, ``replaced.from``,
+    ``supersedes.preview``), an add's ``similar`` entries and the message's note quoting them, and what capacity
+    maintenance says of the entries it kept or moved (``kept``, ``dropped``, ``maintenance.entries[].content``,
+    ``maintenance.archived[].summary``). Another program may have stored a credential in any of them; the store
+    keeps them as they are. Returns a new dict; ``data`` is not changed."""
+    from .ops import similar_note
+
+    data = dict(data)
+    if isinstance(data.get("removed"), str):
+        data["removed"] = redact_text(data["removed"])[0]
+    similar = data.get("similar")
+    if isinstance(similar, list) and similar and all(isinstance(s, str) for s in similar):
+        shown = [redact_text(s)[0] for s in similar]
+        if shown != similar and isinstance(data.get("message"), str):
+            data["message"] = data["message"].replace(similar_note(similar), similar_note(shown))
+        data["similar"] = shown
+    for field, name in (("replaced", "from"), ("supersedes", "preview")):
+        if isinstance(data.get(field), dict) and isinstance(data[field].get(name), str):
+            data[field] = {**data[field], name: redact_text(data[field][name])[0]}
+    for field in ("kept", "dropped"):
+        if isinstance(data.get(field), list):
+            data[field] = [redact_text(v)[0] if isinstance(v, str) else v for v in data[field]]
+    maintenance = data.get("maintenance")
+    if isinstance(maintenance, dict):
+        shown_maintenance = dict(maintenance)
+        for field, name in (("entries", "content"), ("archived", "summary")):
+            if isinstance(maintenance.get(field), list):
+                shown_maintenance[field] = [{**row, name: redact_text(row[name])[0]}
+                                            if isinstance(row, dict) and isinstance(row.get(name), str) else row
+                                            for row in maintenance[field]]
+        data["maintenance"] = shown_maintenance
+    return data

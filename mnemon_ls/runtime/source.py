@@ -195,11 +195,8 @@ class RuntimeSource:
                        for index, item in enumerate(entries)]
         if form is not None:
             form = form.with_contents([scrub.text(f"merge[{i}].content", m.content) for i, m in enumerate(form.merges)])
-        receipt = self.store_for(target).maintenance.compact_plan(expected_revision, target, entries, request,
-                                                                  form=form)
-        if self.settings.secrets != "allow":
-            receipt = _shown_redacted(receipt)
-        return _with_redactions(receipt, scrub)
+        return _with_redactions(self.store_for(target).maintenance.compact_plan(
+            expected_revision, target, entries, request, form=form), scrub)
 
     def compaction_revision(self, target: Target, given: str | None) -> str:
         """The revision a person's compaction of ``target`` is fenced by: the owning store's current one when
@@ -369,27 +366,6 @@ def _scrub_candidates(scrub: Scrubber, candidates: Sequence[Any]) -> Sequence[An
             item = {**item, "content": scrub.text(where, item["content"])}
         out.append(item)
     return out
-
-
-def _shown_redacted(receipt: Receipt) -> Receipt:
-    """A compaction's ``receipt`` with the stored text it shows (``kept``, ``dropped``,
-    ``maintenance.entries[].content``, the ``maintenance.archived[].summary`` of replaced entries) redacted: an entry
-    kept as another program stored it may hold a credential
-    (:func:`~mnemon_ls.runtime.compaction.restore_redacted`); the store keeps it as it is."""
-    from ..redact import redact_text
-
-    def texts(values: Any) -> Any:
-        return [redact_text(v)[0] if isinstance(v, str) else v for v in values] if isinstance(values, list) else values
-
-    detail = {**receipt.detail, "kept": texts(receipt.detail.get("kept")),
-              "dropped": texts(receipt.detail.get("dropped"))}
-    maintenance = detail.get("maintenance")
-    if isinstance(maintenance, dict):
-        detail["maintenance"] = {
-            **maintenance,
-            "entries": [{**e, "content": redact_text(e["content"])[0]} for e in maintenance.get("entries", [])],
-            "archived": [{**a, "summary": redact_text(a["summary"])[0]} for a in maintenance.get("archived", [])]}
-    return replace(receipt, detail={k: v for k, v in detail.items() if v is not None or k in receipt.detail})
 
 
 def _with_redactions(receipt: Receipt, scrub: Scrubber) -> Receipt:

@@ -78,3 +78,17 @@ def test_a_credential_entry_archived_locally_keeps_its_text_in_the_runtime_archi
     assert not any("Deploy token" in c for c in stored_memory(host))
     archive = (host.root / "runtime" / "archived" / "memories.jsonl").read_text()
     assert [json.loads(line)["content"] for line in archive.splitlines() if "Deploy token" in line] == [FOREIGN]
+
+
+def test_the_receipt_of_an_add_that_archived_shows_the_kept_credential_entry_redacted(repo_dir: Path) -> None:
+    from mnemon_ls.ops.execute import call, parse
+    from mnemon_ls.ops.registry import operations
+
+    host, _ = plant(repo_dir, "critical")
+    operation = operations()["runtime.mutate"]
+    receipts = [call(operation, host, parse(operation, {"action": "add", "target": "memory", "content": fact(n)}),
+                     surface="mcp", gate_held=True) for n in range(1, 20)]
+    archived = [r for r in receipts if "maintenance" in r]
+    assert archived and all(SECRET not in json.dumps(r) for r in receipts)
+    assert "Deploy token for staging is [redacted:github-token]; rotate it monthly" in archived[0]["kept"]
+    assert FOREIGN in stored_memory(host)

@@ -2,7 +2,8 @@
 so no redaction pass saw it): the capacity error's plan shows the entry redacted (an error never quotes a
 credential), an assistant that sends it back unchanged as its own source keeps the stored entry (the credential is
 neither lost nor replaced by its placeholder), a merge of it is kept word for word in the local archive, and the
-compaction's receipt shows it redacted. ``secrets: allow`` shows it as stored. Real stores under tmp_path.
+compaction's receipt (the ``runtime.compact`` operation every surface calls) shows it redacted. ``secrets: allow``
+shows it as stored. Real stores under tmp_path.
 """
 
 from __future__ import annotations
@@ -43,6 +44,22 @@ def source_with_foreign(tmp_path: Path, secrets: str = "redact") -> RuntimeSourc
     return RuntimeSource(resolve_root(workspace, settings, {}), settings)
 
 
+def compact(source: RuntimeSource, plan: dict, entries: list) -> dict:
+    """The ``runtime.compact`` operation on a host over ``source``'s workspace (what every surface calls)."""
+    from mnemon_ls.host import WorkspaceHost
+    from mnemon_ls.ops.execute import call, parse
+    from mnemon_ls.ops.registry import operations
+
+    host = WorkspaceHost(source.resolution.workspace, source.settings)
+    try:
+        operation = operations()["runtime.compact"]
+        params = parse(operation, {"target": "user", "revision": plan["revision"], "entries": entries,
+                                   "pending": plan["pending"]})
+        return call(operation, host, params, surface="mcp", gate_held=True)
+    finally:
+        host.close()
+
+
 def overflow(source: RuntimeSource) -> RuntimeCapacityError:
     with pytest.raises(RuntimeCapacityError) as info:
         source.mutate(validate_request("add", "user", PENDING))
@@ -66,10 +83,10 @@ def test_sent_back_unchanged_the_entry_stays_as_stored_and_the_receipt_shows_it_
     plan = overflow(source).data["maintenance"]
     entries = [{"content": "tabs in Go; never force-push main", "importance": "normal", "sourceIndexes": [1, 2]},
                {"content": SHOWN, "importance": "normal", "sourceIndexes": [3]}]
-    receipt = source.compact(plan["revision"], "user", entries, plan["pending"])
+    receipt = compact(source, plan, entries)
     assert stored(source) == ["tabs in Go; never force-push main", FOREIGN, PENDING]
-    assert SECRET not in json.dumps(receipt.to_dict(), default=str)
-    assert [e["content"] for e in receipt.detail["maintenance"]["entries"]] == [
+    assert SECRET not in json.dumps(receipt)
+    assert [e["content"] for e in receipt["maintenance"]["entries"]] == [
         "tabs in Go; never force-push main", SHOWN]
 
 
@@ -79,11 +96,12 @@ def test_merged_the_stored_text_is_kept_in_the_local_archive(tmp_path: Path) -> 
     merged = f"tabs; {SHOWN}"
     entries = [{"content": merged, "importance": "normal", "sourceIndexes": [1, 3]},
                {"content": OTHERS[1], "importance": "normal", "sourceIndexes": [2]}]
-    receipt = source.compact(plan["revision"], "user", entries, plan["pending"])
+    receipt = compact(source, plan, entries)
     assert stored(source) == [merged, OTHERS[1], PENDING]
     archive = (source.user_store.archive_dir / "memories.jsonl").read_text()
     assert FOREIGN in [json.loads(line)["content"] for line in archive.splitlines()]
-    assert [a["summary"] for a in receipt.detail["maintenance"]["archived"]] == [OTHERS[0], SHOWN]
+    assert [a["summary"] for a in receipt["maintenance"]["archived"]] == [OTHERS[0], SHOWN]
+    assert SECRET not in json.dumps(receipt)
 
 
 def test_under_secrets_allow_the_plan_shows_it_as_stored(tmp_path: Path) -> None:
