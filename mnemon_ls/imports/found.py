@@ -14,7 +14,7 @@ from typing import Any, Mapping
 
 from .claude_code import MAX_IMPORT_HOPS
 from .formats import Format, Located
-from .reading import Item, Refusal, read_source
+from .reading import InvalidSource, Item, Refusal, read_source
 
 
 @dataclass(frozen=True)
@@ -55,8 +55,13 @@ def _visit(fmt: Format, loc: Located, hops: int, env: Mapping[str, str], seen: s
     if isinstance(read, Refusal):
         found.refused.append(read.to_dict())
         return
+    try:
+        items = fmt.items(read, loc)
+    except InvalidSource as exc:  # the file breaks its format's rules: refused, nothing of it imported
+        found.refused.append({"path": str(read.path), "reason": exc.reason})
+        return
     found.files.append({"path": str(read.path), "sha256": read.sha256, "bytes": read.size})
-    found.items.extend(fmt.items(read, loc))
+    found.items.extend(items)
     for target in fmt.follow(read, loc, env) if fmt.follow else []:
         if isinstance(target, Refusal):
             found.refused.append(target.to_dict())
