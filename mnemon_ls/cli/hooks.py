@@ -186,8 +186,11 @@ def partial_text(resolution: Any, budget: int, limit: int = HOOK_WAKE_BUDGET, *,
     The projections mirror ``memories.json`` byte for byte, so they hold what another program stored there: unless
     ``secrets`` (the setting) is ``allow``, each value that looks like a credential is printed as its placeholder
     (``[redacted:<kind>]``, :func:`mnemon_ls.redact.redact_text`, as the wake shows it) and a line after the file
-    counts them; the files are not touched."""
+    counts them; the files are not touched. A tag in the files that would open or close the wrapper
+    (``</runtime-memory-file>``) is neutralised (:func:`~mnemon_ls.runtime.snapshot.neutralise_wrapper_tags`), as in
+    the wake."""
     from .. import fsio
+    from ..runtime.snapshot import neutralise_wrapper_tags
 
     head = ("MNEMON RUNTIME MEMORY (PARTIAL)\n"
             f"Left out: the wake snapshot was not ready {budget} ms after this hook started (the client stops a hook "
@@ -204,6 +207,7 @@ def partial_text(resolution: Any, budget: int, limit: int = HOOK_WAKE_BUDGET, *,
             body = "" if data is None else data.decode("utf-8", "replace").rstrip("\n")
         except (MnemonError, OSError) as exc:
             body = f"(not readable: {getattr(exc, 'message', exc)})"
+        body = neutralise_wrapper_tags(body)  # the files' content never closes the tag wrapping it
         closing = "\n</runtime-memory-file>\n"
         if secrets != "allow" and body:
             from ..redact import redact_text  # the fallback only: the wake's path never imports the pass

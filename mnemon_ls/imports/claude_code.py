@@ -131,7 +131,8 @@ def follow(source: SourceFile, located: Located, env: Mapping[str, str]) -> list
                     continue
             except OSError:  # a name too long for a file: no import
                 continue
-            out.append(_leaves(source, said, path, bases) if base is None else Located(path, base, located.hint))
+            out.append(_leaves(source, said, path, bases) if base is None
+                       else Located(path, base, located.hint, f"{source.path} (@{said})"))
             break
         else:
             if raw.startswith("~/"):

@@ -17,7 +17,8 @@ the condition of each, so that no rule reads as one of the whole repository when
   would make it a standing rule; skipping it would leave behind guidance its author wrote to keep.
 
 A ``.mdc`` file without front matter, and ``.cursorrules``, are imported as written (rules of the whole
-repository, as ``.cursorrules`` always was)."""
+repository, as ``.cursorrules`` always was). A ``.mdc`` file whose front matter is not closed (``---`` on its first
+line and no ``---`` line after it) is refused, nothing of it imported (:func:`items`)."""
 
 from __future__ import annotations
 
@@ -25,8 +26,8 @@ from pathlib import Path
 from typing import Mapping
 
 from .formats import Format, Located, existing, glob
-from .reading import (Item, SourceFile, front_matter, front_matter_list, markdown_items, path_scope,
-                      without_block)
+from .reading import (InvalidSource, Item, SourceFile, front_matter, front_matter_list, markdown_items, path_scope,
+                      unclosed_front_matter, without_block)
 from .places import PLACES
 
 
@@ -41,7 +42,13 @@ def locate(workspace: Path, env: Mapping[str, str]) -> list[Located]:
 
 def items(source: SourceFile, located: Located) -> list[Item]:
     """Markdown items titled by the rule's ``description`` (else its file name), each keeping the condition its
-    rule type sets (module doc); a Manual rule's one Document (:func:`manual_rule`)."""
+    rule type sets (module doc); a Manual rule's one Document (:func:`manual_rule`). Raises
+    :class:`~.reading.InvalidSource` when a ``.mdc`` rule's front matter is not closed (its first line ``---`` and
+    no ``---`` line after it): Cursor cannot read its type, and imported as written its front matter would become
+    entries; the file is refused, nothing of it imported."""
+    if source.path.suffix == ".mdc" and unclosed_front_matter(source.text):
+        raise InvalidSource("is a Cursor rule whose front matter is not closed (line 1 is --- and no later --- "
+                            "line ends it); nothing of it imported")
     meta, body = front_matter(source.text)
     title = meta.get("description") or source.path.stem
     if body == source.text or meta.get("alwaysApply", "").lower() == "true":  # no front matter, or Always

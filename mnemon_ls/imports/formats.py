@@ -22,12 +22,14 @@ SKIPPED_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__"
 
 @dataclass(frozen=True)
 class Located:
-    """A file to read: ``path``, the ``base`` directory its real path must stay under, and a ``hint``
-    (``user``/``memory``) when the format says where its items belong."""
+    """A file to read: ``path``, the ``base`` directory its real path must stay under, a ``hint``
+    (``user``/``memory``) when the format says where its items belong, and ``via``: for a file another imports,
+    the reference that names it (``/ws/CLAUDE.md (@~/notes.md)``; ``""`` for a source's own file)."""
 
     path: Path
     base: Path
     hint: str | None = None
+    via: str = ""
 
 
 @dataclass(frozen=True)

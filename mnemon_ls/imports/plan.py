@@ -95,10 +95,12 @@ def _rejected(host: "WorkspaceHost") -> set[str]:
 
 
 def find(host: "WorkspaceHost", source: str, from_path: str | None = None, *,
-         env: Mapping[str, str] | None = None) -> Found:
+         env: Mapping[str, str] | None = None, allow_outside: bool = False) -> Found:
     """Read the files of ``source`` (from ``from_path``, or its default places in ``host``'s workspace and the
     home directory of ``env``, default ``os.environ``) and split them into items; a refused file is listed, never
-    fatal. The files they import are read after each (:func:`.found.read_all`). Raises :class:`InvalidInput` naming
+    fatal. The files they import are read after each (:func:`.found.read_all`; one outside the repository and the
+    Claude home only with ``allow_outside``, else listed as needing approval: :mod:`.outside`). Raises
+    :class:`InvalidInput` naming
     ``source`` (unknown), ``from`` (missing, holding NUL, or a directory holding none of the source's files:
     :func:`.places.looked_for`) or ``workspace`` (none, and no ``from_path``)."""
     import os
@@ -128,16 +130,16 @@ def find(host: "WorkspaceHost", source: str, from_path: str | None = None, *,
         if host.workspace is None:
             raise InvalidInput("workspace", "is required: the default places are in a workspace")
         located = fmt.locate(host.workspace, env)
-    return read_all(fmt, located, env)
+    return read_all(fmt, located, env, workspace=host.workspace, allow_outside=allow_outside)
 
 
 def readable(host: "WorkspaceHost", source: str, from_path: str | None = None, *,
-             env: Mapping[str, str] | None = None) -> Found:
+             env: Mapping[str, str] | None = None, allow_outside: bool = False) -> Found:
     """:func:`find`, refused when files were found but none could be read. Reads only: :func:`apply` calls it
     before it takes the imports lock (whose marker is written under ``state/``), so bad input changes nothing on
     disk. Raises :class:`InvalidInput` naming ``source``, ``from`` (missing, ``~name``, or every file refused:
     ``data.refused``) or ``workspace``."""
-    found = find(host, source, from_path, env=env)
+    found = find(host, source, from_path, env=env, allow_outside=allow_outside)
     if found.refused and not found.files:
         first = found.refused[0]
         raise InvalidInput("from", f"no file could be read: {first['path']} {first['reason']}", refused=found.refused)
@@ -363,7 +365,8 @@ class Router:
 
 
 def build_plan(host: "WorkspaceHost", source: str, from_path: str | None = None, *,
-               space_id: str | None = None, env: Mapping[str, str] | None = None) -> dict[str, Any]:
+               space_id: str | None = None, env: Mapping[str, str] | None = None,
+               allow_outside: bool = False) -> dict[str, Any]:
     """The plan of importing ``source`` into ``host``'s workspace (module doc).
 
     Returns ``{source, from, files: [{path, sha256, bytes}], refused: [{path, reason}], items: [{path, title,
@@ -373,11 +376,14 @@ def build_plan(host: "WorkspaceHost", source: str, from_path: str | None = None,
     refusedBefore: ISO 8601 or null}], skipped: [{path, title, name, text (redacted, as an item's),
     why: already-imported|rejected-in-review|exact-duplicate|near-duplicate|temporary-progress, of}],
     counts: {user, memory, document, space, alreadyImported, rejected, exactDuplicates, nearDuplicates,
-    temporaryProgress, refusedItems (would be refused), refusedFiles}, spaceId, spaceProblem}``. ``files`` and
-    ``refused`` hold the files the source's files import too (Claude Code's ``@path``: :func:`find`).
+    temporaryProgress, refusedItems (would be refused), refusedFiles, needsApproval}, spaceId, spaceProblem,
+    needsApproval: [{path, reason, importedBy}], allowOutside}``. ``files`` (``importedBy``: the references naming
+    an imported file) and ``refused`` hold the files the source's files import too (Claude Code's ``@path``:
+    :func:`find`); ``needsApproval`` the imported files outside the repository and the Claude home, not read
+    unless ``allow_outside`` (:mod:`.outside`).
     Raises :class:`InvalidInput` naming ``source`` (unknown), ``from`` (missing, or every file refused) or
     ``spaceId`` (no such space)."""
-    found = readable(host, source, from_path, env=env)
+    found = readable(host, source, from_path, env=env, allow_outside=allow_outside)
     files, refused = found.files, found.refused
     router = Router(host, space_id)
     items, skipped = [], []
@@ -393,10 +399,11 @@ def build_plan(host: "WorkspaceHost", source: str, from_path: str | None = None,
                       "text": decided.text, "key": decided.key, "bareKey": decided.bare_key,
                       "redacted": decided.redacted,
                       "refusal": decided.refusal, "refusedBefore": decided.refused_before})
-    counts = {**router.counts, "refusedFiles": len(refused)}
+    counts = {**router.counts, "refusedFiles": len(refused), "needsApproval": len(found.needs_approval)}
     return {"source": source, "from": from_path, "files": files, "refused": refused, "items": items,
             "skipped": skipped, "counts": counts, "spaceId": router.space_id,
-            "spaceProblem": router.space_problem if counts["space"] else None}
+            "spaceProblem": router.space_problem if counts["space"] else None,
+            "needsApproval": found.needs_approval, "allowOutside": allow_outside}
 
 
 def save_plan(host: "WorkspaceHost", plan: dict[str, Any]) -> None:
@@ -434,7 +441,7 @@ def imports_lock(host: "WorkspaceHost") -> Any:
 
 
 def apply(host: "WorkspaceHost", source: str, from_path: str | None = None, *, space_id: str | None = None,
-          env: Mapping[str, str] | None = None) -> dict[str, Any]:
+          env: Mapping[str, str] | None = None, allow_outside: bool = False) -> dict[str, Any]:
     """Import ``source`` (module doc). Returns the plan (each item's ``refusal`` now the one its write met, or
     null when written) with ``applied: [{path, title, destination, ref}]``,
     ``refusedItems: [{path, title, destination, code, field, rule, refusedBefore}]`` (the items a Source refused:
@@ -446,9 +453,10 @@ def apply(host: "WorkspaceHost", source: str, from_path: str | None = None, *, s
     failure: items before it stay written and are in the ledger, so a second import resumes)."""
     saved_path = plan_path(host.root, source, from_path)
     again = f"run the dry run again (`mnemon-ls import {source} --dry-run`)"
-    readable(host, source, from_path, env=env)  # bad input is refused before the lock writes its marker
+    # bad input is refused before the lock writes its marker
+    readable(host, source, from_path, env=env, allow_outside=allow_outside)
     with imports_lock(host):
-        plan = build_plan(host, source, from_path, space_id=space_id, env=env)
+        plan = build_plan(host, source, from_path, space_id=space_id, env=env, allow_outside=allow_outside)
         saved = fsio.read_bytes_or_none(saved_path)
         if saved is not None:
             try:

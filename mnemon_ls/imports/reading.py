@@ -8,6 +8,7 @@ values, not exceptions: a directory scan reports them and goes on with the other
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
@@ -103,8 +104,12 @@ def read_source(path: Path, base: Path) -> SourceFile | Refusal:
     shown = str(path)
     try:
         real = path.resolve(strict=True)
-    except (OSError, RuntimeError) as exc:
-        return Refusal(shown, f"cannot be resolved ({exc.__class__.__name__})")
+    except RuntimeError:  # Path.resolve's "Symlink loop from ..." (Python 3.11, 3.12)
+        return Refusal(shown, symlink_loop(shown))
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:  # the loop as Python 3.13 reports it
+            return Refusal(shown, symlink_loop(shown))
+        return Refusal(shown, f"cannot be resolved ({exc.strerror or exc.__class__.__name__})")
     try:
         base_real = base.resolve()
     except (OSError, RuntimeError):
@@ -133,6 +138,30 @@ def read_source(path: Path, base: Path) -> SourceFile | Refusal:
     except UnicodeDecodeError as exc:
         return Refusal(shown, f"is not UTF-8 (invalid byte at offset {exc.start})")
     return SourceFile(path, text.removeprefix("\ufeff"), digest(data), len(data))
+
+
+def symlink_loop(shown: str) -> str:
+    """The reason a file in a symlink loop is refused: resolving ``shown`` (its path) leads back to a link already
+    followed, so it names no file."""
+    return f"is a symlink loop: resolving {shown} leads back to a link already followed; not read"
+
+
+class InvalidSource(ValueError):
+    """A file read whole whose content breaks its format's rules (a Cursor rule whose front matter is not closed):
+    raised by a format's ``items``; ``reason`` says which rule (the file is refused, nothing of it imported)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def unclosed_front_matter(text: str) -> bool:
+    """Whether ``text`` opens front matter (its first line is ``---``) that no later ``---`` line closes within the
+    lines :func:`front_matter` looks at (its first 200)."""
+    lines = text.split("\n")
+    if lines[0].rstrip("\r ") != "---":
+        return False
+    return not any(line.strip() == "---" for line in lines[1:200])
 
 
 def file_digest(path: Path) -> str | None:

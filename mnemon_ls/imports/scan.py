@@ -68,9 +68,10 @@ def preview(text: str) -> str:
 class _Scanned:
     """Every source's :class:`.found.Found` and the ids of their items (module doc)."""
 
-    def __init__(self, host: "WorkspaceHost", env: Mapping[str, str] | None) -> None:
-        self.found = [(name, plan.find(host, name, env=env)) for name in sources.SOURCE_NAMES]
-        self.found = [(name, f) for name, f in self.found if f.files or f.refused]
+    def __init__(self, host: "WorkspaceHost", env: Mapping[str, str] | None, allow_outside: bool = False) -> None:
+        self.found = [(name, plan.find(host, name, env=env, allow_outside=allow_outside))
+                      for name in sources.SOURCE_NAMES]
+        self.found = [(name, f) for name, f in self.found if f.files or f.refused or f.needs_approval]
         self.files = [{"source": name, **f} for name, found in self.found for f in found.files]
         self.fingerprint = fingerprint_of(self.files)
         #: ``(source, item, id, cleaned text)`` of every item with text left after redaction, in order.
@@ -88,18 +89,21 @@ class _Scanned:
                 self.items.append((name, raw, digest.hexdigest()[:16], cleaned))
 
 
-def scan(host: "WorkspaceHost", *, space_id: str | None = None, env: Mapping[str, str] | None = None) -> dict[str, Any]:
+def scan(host: "WorkspaceHost", *, space_id: str | None = None, env: Mapping[str, str] | None = None,
+         allow_outside: bool = False) -> dict[str, Any]:
     """Scan every source (module doc). Returns ``{fingerprint, sources: [{source, title, files: [{path, sha256,
-    bytes}], refused: [{path, reason}], items: [{id, path, title, destination: user|memory|document|space,
-    reason, bytes, text, preview, redacted: [kind], skip: {why, of} | null, refusal: {code, field, rule} | null
-    (known up front to be refused: :class:`~.plan.Decision`), refusedBefore: ISO 8601 | null}]}], counts: {user,
+    bytes, importedBy?}], refused: [{path, reason}], needsApproval: [{path, reason, importedBy}] (imported files
+    outside the repository and the Claude home, read only with ``allow_outside``: :mod:`.outside`), items: [{id,
+    path, title, destination: user|memory|document|space, reason, bytes, text, preview, redacted: [kind], skip:
+    {why, of} | null, refusal: {code, field, rule} | null (known up front to be refused: :class:`~.plan.Decision`),
+    refusedBefore: ISO 8601 | null}]}], counts: {user,
     memory, document, space, alreadyImported, exactDuplicates, nearDuplicates, rejected, temporaryProgress,
     refusedItems,
     refusedFiles, items}, spaceId,
     spaceProblem}`` (``counts``: what importing every item not skipped would write). Raises
     :class:`InvalidInput` naming ``workspace`` (none) or ``spaceId`` (no such space)."""
     with plan.imports_lock(host):
-        scanned = _Scanned(host, env)
+        scanned = _Scanned(host, env, allow_outside)
         router = plan.Router(host, space_id)
         by_source: dict[str, list[dict[str, Any]]] = {name: [] for name, _ in scanned.found}
         for name, raw, item_id, cleaned in scanned.items:
@@ -115,7 +119,8 @@ def scan(host: "WorkspaceHost", *, space_id: str | None = None, env: Mapping[str
     counts = {**router.counts, "refusedFiles": refused, "items": len(scanned.items)}
     return {"fingerprint": scanned.fingerprint,
             "sources": [{"source": name, "title": SOURCE_TITLES[name], "files": found.files, "refused": found.refused,
-                         "items": by_source[name]} for name, found in scanned.found],
+                         "needsApproval": found.needs_approval, "items": by_source[name]}
+                        for name, found in scanned.found],
             "counts": counts, "spaceId": router.space_id,
             "spaceProblem": router.space_problem if counts["space"] else None}
 
@@ -143,7 +148,7 @@ def _saved(host: "WorkspaceHost") -> list[dict[str, Any]]:
 
 
 def apply(host: "WorkspaceHost", ids: list[str], fingerprint: str, *, space_id: str | None = None,
-          env: Mapping[str, str] | None = None) -> dict[str, Any]:
+          env: Mapping[str, str] | None = None, allow_outside: bool = False) -> dict[str, Any]:
     """Import the picked items (module doc). Returns ``{applied: [{id, source, path, title, destination, ref}],
     skipped: [{id, source, path, title, why, of}], refusedItems: [{id, source, path, title, destination, code,
     field, rule}] (refused by their Source, recorded as refused: :func:`~.plan.write_or_refuse`; the others are
@@ -152,9 +157,10 @@ def apply(host: "WorkspaceHost", ids: list[str], fingerprint: str, *, space_id: 
     :class:`InvalidInput` naming ``fingerprint``, ``ids[i]`` or ``spaceId``, and the Sources' errors of a write (the
     items before it stay
     written and are in the ledger: a second import skips them)."""
-    _checked(host, ids, fingerprint, env)  # bad input is refused before the lock writes its marker under state/
+    # bad input is refused before the lock writes its marker under state/
+    _checked(host, ids, fingerprint, env, allow_outside)
     with plan.imports_lock(host):
-        scanned, known = _checked(host, ids, fingerprint, env)  # again: a file may have changed meanwhile
+        scanned, known = _checked(host, ids, fingerprint, env, allow_outside)  # again: a file may have changed
         router = plan.Router(host, space_id)
         planned, skipped = [], []
         for name, raw, item_id, cleaned in (scanned.items[i] for i in sorted(known[x] for x in ids)):
@@ -184,12 +190,12 @@ def apply(host: "WorkspaceHost", ids: list[str], fingerprint: str, *, space_id: 
             "status": plan.import_status(applied, refused), "counts": counts, "spaceId": router.space_id}
 
 
-def _checked(host: "WorkspaceHost", ids: list[str], fingerprint: str,
-             env: Mapping[str, str] | None) -> tuple[_Scanned, dict[str, int]]:
+def _checked(host: "WorkspaceHost", ids: list[str], fingerprint: str, env: Mapping[str, str] | None,
+             allow_outside: bool = False) -> tuple[_Scanned, dict[str, int]]:
     """The scan of the files as they are now and ``{item id: its index in scanned.items}``, after the checks of
     :func:`apply`'s request (reads only): ``fingerprint`` is the files' (:func:`_refuse_changed` otherwise), no file
     changed while read, each of ``ids`` is an item of the scan, named once. Raises as :func:`apply` documents."""
-    scanned = _Scanned(host, env)
+    scanned = _Scanned(host, env, allow_outside)
     if scanned.fingerprint != fingerprint:
         _refuse_changed(host, scanned, fingerprint)
     plan.check_unchanged(scanned.files, scanned.files, "it was read", _AGAIN)

@@ -26,12 +26,15 @@ from .base import Call, CliArg, CliCommand, LspMethod, McpTool, Operation, Works
 
 Source = Literal["claude-code", "agents-md", "cursor", "copilot", "cline", "hermes"]  # imports.places.SOURCE_NAMES
 _SOURCE_HELP = places_help()  # the places the formats read (imports.places.PLACES), as the docs show them
+_OUTSIDE_HELP = ("read the files the source's files import (Claude Code's @path) outside the repository and your "
+                 "Claude home (~/.claude) too; without it they are listed as needing approval and not read. "
+                 "Credential locations (~/.ssh, ~/.aws, ~/.gnupg, /etc/shadow, ...) are never read")
 #: Most proposals one call files (the rest are counted; call again after the review).
 MAX_PROPOSALS = 50
 
 
 class ImportParams(WorkspaceParams):
-    """``{workspace?, source, from?, dryRun?, spaceId?}``."""
+    """``{workspace?, source, from?, dryRun?, spaceId?, allowOutside?}``."""
 
     source: Source = Field(description=_SOURCE_HELP)
     from_path: str | None = Field(None, alias="from", description="a file or directory to read instead of the "
@@ -40,21 +43,24 @@ class ImportParams(WorkspaceParams):
                                                                    "write only the plan's file digests")
     space_id: str | None = Field(None, alias="spaceId", description="the Memory Space taking what does not fit "
                                                                     "runtime memory (default: the one active space)")
+    allow_outside: StrictBool = Field(False, alias="allowOutside", description=_OUTSIDE_HELP)
 
 
 class ImportProposeParams(WorkspaceParams):
-    """``{workspace?, source, from?}``."""
+    """``{workspace?, source, from?, allowOutside?}``."""
 
     source: Source = Field(description=_SOURCE_HELP)
     from_path: str | None = Field(None, alias="from", description="a file or directory to read instead of the "
                                                                   "default places")
+    allow_outside: StrictBool = Field(False, alias="allowOutside", description=_OUTSIDE_HELP)
 
 
 class ImportScanParams(WorkspaceParams):
-    """``{workspace?, spaceId?}``."""
+    """``{workspace?, spaceId?, allowOutside?}``."""
 
     space_id: str | None = Field(None, alias="spaceId", description="the Memory Space taking what does not fit "
                                                                     "runtime memory (default: the one active space)")
+    allow_outside: StrictBool = Field(False, alias="allowOutside", description=_OUTSIDE_HELP)
 
 
 #: Most items one apply takes (a scan of six sources rarely finds a few hundred).
@@ -62,7 +68,7 @@ MAX_PICKED = 10_000
 
 
 class ImportApplyParams(WorkspaceParams):
-    """``{workspace?, ids, fingerprint, spaceId?}``."""
+    """``{workspace?, ids, fingerprint, spaceId?, allowOutside?}``."""
 
     ids: list[str] = Field(min_length=1, max_length=MAX_PICKED,
                            description="the ids of the items a person picked, from mnemon/import/scan")
@@ -70,6 +76,8 @@ class ImportApplyParams(WorkspaceParams):
                                                                     "when a file changed since that scan")
     space_id: str | None = Field(None, alias="spaceId", description="the Memory Space taking what does not fit "
                                                                     "runtime memory (default: the one active space)")
+    allow_outside: StrictBool = Field(False, alias="allowOutside", description=_OUTSIDE_HELP + "; pass what the "
+                                      "scan was given")
 
 
 class ExportParams(WorkspaceParams):
@@ -83,10 +91,11 @@ def _run(call: Call, p: ImportParams) -> dict[str, Any]:
     from ..imports import plan
 
     if p.dry_run:
-        data = plan.build_plan(call.host, p.source, p.from_path, space_id=p.space_id)
+        data = plan.build_plan(call.host, p.source, p.from_path, space_id=p.space_id, allow_outside=p.allow_outside)
         plan.save_plan(call.host, data)
         return {**data, "dryRun": True, "status": "planned"}
-    return {**plan.apply(call.host, p.source, p.from_path, space_id=p.space_id), "dryRun": False}
+    return {**plan.apply(call.host, p.source, p.from_path, space_id=p.space_id, allow_outside=p.allow_outside),
+            "dryRun": False}
 
 
 _PLACES = {"user": "USER.md", "memory": "MEMORY.md", "document": "a Document", "space": "the Memory Space"}
@@ -111,6 +120,7 @@ def import_text(data: dict[str, Any], _call: Call, _p: Any) -> str:
              f"{len(data['files'])} file(s) read, {len(data['refused'])} refused."]
     for f in data["refused"]:
         lines.append(f"  refused {echo_path(f['path'])}: {f['reason']}")
+    lines += outside_lines(data, "  ")
     if not data["files"] and not data["refused"]:
         from ..imports import sources
 
@@ -148,6 +158,24 @@ def import_text(data: dict[str, Any], _call: Call, _p: Any) -> str:
     return "\n".join(lines)
 
 
+def outside_lines(data: dict[str, Any], indent: str) -> list[str]:
+    """The lines naming each file imported more than once (read once, every reference listed) and each file that
+    needs approval (outside the repository and the Claude home: not read), with how to allow them."""
+    lines = []
+    for f in data.get("files", []):
+        refs = f.get("importedBy") or []
+        if len(refs) > 1:
+            lines.append(f"{indent}read once: {echo_path(f['path'])}, imported {len(refs)} times: {'; '.join(refs)}")
+    waiting = data.get("needsApproval") or []
+    for f in waiting:
+        lines.append(f"{indent}needs approval {echo_path(f['path'])} (imported by {'; '.join(f['importedBy'])}): "
+                     f"{f['reason']}")
+    if waiting:
+        lines.append(f"{indent}{len(waiting)} file(s) outside the repository were not read: review them, then run "
+                     "again with --allow-outside (allowOutside) to read them.")
+    return lines
+
+
 def _propose(call: Call, p: ImportProposeParams) -> dict[str, Any]:
     """File the plan's items as record proposals (module doc); an item already proposed (same content, any
     review state) is not proposed again."""
@@ -155,7 +183,7 @@ def _propose(call: Call, p: ImportProposeParams) -> dict[str, Any]:
     from ..records.model import content_hash
     from .records import source
 
-    data = plan.build_plan(call.host, p.source, p.from_path)
+    data = plan.build_plan(call.host, p.source, p.from_path, allow_outside=p.allow_outside)
     records = source(call)
     known = {r.content_hash for r in records.read("project").values() if "import" in r.tags}
     proposed, already = [], 0
@@ -177,7 +205,7 @@ def _propose(call: Call, p: ImportProposeParams) -> dict[str, Any]:
     left = len(data["items"]) - len(proposed) - already
     return {"source": p.source, "proposed": proposed, "alreadyProposed": already, "notYetProposed": left,
             "skipped": data["counts"], "refused": data["refused"], "pending": records.pending_proposals(),
-            "filesRead": len(data["files"]), "from": data["from"]}
+            "filesRead": len(data["files"]), "from": data["from"], "needsApproval": data["needsApproval"]}
 
 
 def propose_text(data: dict[str, Any]) -> str:
@@ -195,6 +223,7 @@ def propose_text(data: dict[str, Any]) -> str:
         lines.append(f"- {row['id']}: {row['title']} -> {_PLACES[row['destination']]}")
     for f in data["refused"]:
         lines.append(f"refused {f['path']}: {f['reason']}")
+    lines += outside_lines(data, "")
     if data["skipped"].get("temporaryProgress"):
         lines.append(f"Not proposed: {data['skipped']['temporaryProgress']} item(s) of temporary progress (a memory "
                      "bank's activeContext.md and progress.md, rewritten every session); memory keeps durable facts.")
@@ -207,13 +236,13 @@ def propose_text(data: dict[str, Any]) -> str:
 def _scan(call: Call, p: ImportScanParams) -> dict[str, Any]:
     from ..imports import scan
 
-    return scan.scan(call.host, space_id=p.space_id)
+    return scan.scan(call.host, space_id=p.space_id, allow_outside=p.allow_outside)
 
 
 def _apply(call: Call, p: ImportApplyParams) -> dict[str, Any]:
     from ..imports import scan
 
-    return scan.apply(call.host, p.ids, p.fingerprint, space_id=p.space_id)
+    return scan.apply(call.host, p.ids, p.fingerprint, space_id=p.space_id, allow_outside=p.allow_outside)
 
 
 def _export(call: Call, p: ExportParams) -> dict[str, Any]:
@@ -243,7 +272,8 @@ OPERATIONS = (
                        (CliArg("source", metavar="SOURCE"),
                         CliArg("from_path", flag="--from", dest="from_path", metavar="PATH", path=True),
                         CliArg("dry_run", flag="--dry-run", kind="flag"),
-                        CliArg("space_id", flag="--space", metavar="ID", names_errors=True)),
+                        CliArg("space_id", flag="--space", metavar="ID", names_errors=True),
+                        CliArg("allow_outside", flag="--allow-outside", kind="flag")),
                        text=import_text,
                        exit_code=lambda data: EXIT_REJECTED if (data["counts"]["space"] and data.get("spaceProblem"))
                        or data.get("status") in ("partly-imported", "refused") else EXIT_OK)),
@@ -258,7 +288,7 @@ OPERATIONS = (
             "Each item is filed as an unverified record proposal saying where it would go (USER.md, MEMORY.md, a "
             "Document, the Memory Space) and why; nothing is written to memory. A person reviews the proposals "
             "and runs the import. Secrets are redacted; duplicates and earlier imports are skipped.",
-            fields=("source", "from_path", "workspace"), rename={"from_path": "path"})),
+            fields=("source", "from_path", "allow_outside", "workspace"), rename={"from_path": "path"})),
     Operation(
         "imports.scan", ImportScanParams, _scan,
         "Find the memory other assistants keep for this workspace (every source, in the workspace and the home "

@@ -26,6 +26,8 @@ Layout (``shared/reference/dsh-mnemon.md`` section 3.6, vN, extended by DESIGN.m
     ...
     </runtime-memory-file>
 
+Content never opens or closes the wrapper: a ``<runtime-memory-file`` or ``</runtime-memory-file`` tag in an
+entry is shown with ``&lt;`` (:func:`neutralise_wrapper_tags`; the hook's fallback does the same).
 Ages are whole 24-hour days since the stored timestamp, all from one capture time; ``future`` when the
 time is ahead of it, ``unknown`` when unparseable. ``entries:`` counts the entries visible on the branch;
 byte counts cover the whole store. Branch filtering happens only here, never in the files. The budget is
@@ -161,15 +163,28 @@ def ages_valid_until(entries: Iterable[Entry], now_ms: int) -> int:
 _FOREVER = 253_402_300_800_000
 
 
+#: The tag that wraps each file's content in the wake (and in the SessionStart hook's fallback).
+WRAPPER_TAG = "runtime-memory-file"
+_WRAPPER_TAG_START = re.compile(r"<(?=\s*/?\s*" + WRAPPER_TAG + r")", re.IGNORECASE)
+
+
+def neutralise_wrapper_tags(text: str) -> str:
+    """``text`` (a file's or an entry's content, as stored) with the ``<`` of every opening or closing
+    :data:`WRAPPER_TAG` tag in it (any case, spaces inside the tag allowed: ``</runtime-memory-file>``,
+    ``< /RUNTIME-MEMORY-FILE>``) written ``&lt;``: content, imported from anywhere, can never close (or open) the
+    tag the wake wraps it in, so nothing after it reads as outside the file. Everything else is unchanged."""
+    return _WRAPPER_TAG_START.sub("&lt;", text)
+
+
 def render_entry(entry: Entry, now_ms: int, mark: str | None = None) -> str:
     """The two lines of one entry: ``[importance=...; created=Nd; updated=Nd]`` (plus ``; branches=a,b``
     for an entry kept to git branches, and ``; <mark>`` when the caller marks it: citations that are not fresh,
-    ``review due``) then the content."""
+    ``review due``) then the content, its wrapper tags neutralised (:func:`neutralise_wrapper_tags`)."""
     scope = f"; branches={','.join(entry.branches)}" if entry.branches else ""
     note = f"; {mark}" if mark else ""
     return (
         f"[importance={entry.importance}; created={age_label(entry.created_at, now_ms)}; "
-        f"updated={age_label(entry.updated_at, now_ms)}{scope}{note}]\n{entry.content}"
+        f"updated={age_label(entry.updated_at, now_ms)}{scope}{note}]\n{neutralise_wrapper_tags(entry.content)}"
     )
 
 

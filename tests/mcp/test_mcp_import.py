@@ -76,3 +76,27 @@ async def test_import_propose_with_no_file_of_the_source_says_so_and_points_to_n
         assert message.endswith(f"invalid-input: path: {tmp_path / 'no-bank'} holds no file cline reads: looked "
                                 "for memory-bank/*.md, *.md in it")
     assert not (workspace / ".dsh" / "workspace-memory" / "records.jsonl").exists()
+
+
+async def test_import_propose_lists_home_imports_for_approval_and_reads_them_only_when_allowed(
+        workspace: Path, data_dir: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home-with-notes"
+    (home / ".aws").mkdir(parents=True)
+    (home / "notes.md").write_text("- Deploys go through staging first.\n", encoding="utf-8")
+    (home / ".aws" / "credentials").write_text("- aws_secret_access_key never-shown\n", encoding="utf-8")
+    (workspace / "CLAUDE.md").write_text("- Notes: @~/notes.md and @~/.aws/credentials\n- Build with make.\n",
+                                         encoding="utf-8")
+    env = server_env(DSH_HOME=str(tmp_path / "dsh"), HOME=str(home))
+    async with mcp_session(args_for(workspace, data_dir), env=env) as session:
+        error, message = await call(session, "mnemon_import_propose", {"source": "claude-code"})
+        assert not error, message
+        assert message.startswith("Filed 2 import proposal(s) from claude-code")
+        assert f"needs approval {home / 'notes.md'} (imported by {workspace / 'CLAUDE.md'} (@~/notes.md))" in message
+        assert f"refused {home / '.aws' / 'credentials'}: is imported by" in message
+        assert "Deploys go through staging" not in message and "never-shown" not in message
+        error, allowed = await call(session, "mnemon_import_propose", {"source": "claude-code",
+                                                                       "allow_outside": True})
+        assert not error
+        assert allowed.startswith("Filed 1 import proposal(s) from claude-code for review (2 were proposed before")
+        assert "needs approval" not in allowed and "credential location (.aws holds AWS credentials)" in allowed
+        assert "never-shown" not in allowed
