@@ -99,6 +99,14 @@ class RecordsSource:
         control character (it is one line) and no other field a NUL (:func:`check_written_text`)."""
         return Scrubber(self.secrets).text(field, check_written_text(field, text))
 
+    def _refs(self, refs: Sequence[Any], field: str) -> list[Any]:
+        """``refs`` (``[{kind, id}]``) copied with each string ``id`` through :meth:`_redact` (field
+        ``<field>[i].id``): a reference may be a URL or a path holding a credential. Anything else is copied as
+        it is (the record model names what is wrong with it)."""
+        return [{**ref, "id": self._redact(f"{field}[{index}].id", ref["id"])}
+                if isinstance(ref, Mapping) and isinstance(ref.get("id"), str) else
+                (dict(ref) if isinstance(ref, Mapping) else ref) for index, ref in enumerate(refs)]
+
     # ------------------------------------------------------------------ scopes
 
     def available_scopes(self) -> list[str]:
@@ -191,7 +199,7 @@ class RecordsSource:
         if session:
             provenance["sessionId"] = session
         if note:
-            provenance["note"] = check_written_text("note", note)
+            provenance["note"] = self._redact("note", note)
         return self._new(scope, type, title, content, tags, refs, confirm, provenance=provenance,
                          origin="model-suggested", id_kind="agent")
 
@@ -211,7 +219,7 @@ class RecordsSource:
             "content": content, "tags": _tags(tags, Scrubber(self.secrets)), "provenance": provenance, "createdAt": now,
             "updatedAt": now,
             "useCount": 0, "contentHash": content_hash(content), "status": "active",
-            "governance": {"origin": origin, "sourceRefs": [dict(r) for r in source_refs],
+            "governance": {"origin": origin, "sourceRefs": self._refs(source_refs, "sourceRefs"),
                            "verification": "unverified", "revision": 1, "retention": SCOPE_RETENTION[scope]}})
         self.store(scope).update(lambda _current: [record])
         return RecordReceipt("committed", record, f"created {record.id} in {scope}")
@@ -441,7 +449,11 @@ class RecordsSource:
                 data.update(title=title, content=content, contentHash=content_hash(content),
                             tags=[scrub.label(f"records[{index}].tags[{j}]", tag) for j, tag in enumerate(record.tags)])
                 gov = data["governance"]
-                refs = [r for r in gov.get("sourceRefs", [])] + [{"kind": "import", "id": record.id}]
+                refs = self._refs(gov.get("sourceRefs", []), f"records[{index}].governance.sourceRefs") + [
+                    {"kind": "import", "id": record.id}]
+                if isinstance(data.get("provenance"), dict) and isinstance(data["provenance"].get("note"), str):
+                    data["provenance"] = {**data["provenance"], "note": self._redact(
+                        f"records[{index}].provenance.note", data["provenance"]["note"])}
                 data.update(id=new_id, scope=scope, scopeKey=location.scope_key,
                             updatedAt=max(now, record.created_at),
                             governance={"origin": "imported", "sourceRefs": refs[-64:], "verification": "unverified",
