@@ -196,6 +196,16 @@ def recall_hidden_lines(hidden: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def continued(text: str, indent: str) -> str:
+    """``text`` (an item's content) as the rest of one result line: its first line as it is, each further line
+    (any line break ``str.splitlines`` knows: ``\n``, ``\r``, ``\u2028``...) on a line of its own after ``indent``
+    and ``| ``, so a content cannot begin a line of its own and forge a result or its metadata line."""
+    lines = text.splitlines()
+    if len(lines) <= 1:
+        return lines[0] if lines else ""
+    return lines[0] + "".join(f"\n{indent}| {line}" for line in lines[1:])
+
+
 def printed_id(value: Any) -> str:
     """An item id as a line of text shows it: whole, each control or formatting character escaped (``\\n``,
     ``\\x1b``: :func:`~mnemon_ls.errors.echo_value`), so an id another program stored in ``mnemon.db`` with a

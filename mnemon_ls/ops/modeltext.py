@@ -118,8 +118,8 @@ def recall(data: Mapping[str, Any], cap: int) -> str:
     :func:`mnemon_ls.ops.humantext.recall_match_label`); what was withheld from the assistant
     (:func:`~mnemon_ls.ops.humantext.withheld_line`), notices and branch-scope counts after."""
     from ..spaces.service_recall import WITHHELD_HINT
-    from .humantext import (citation_text, printed_id, recall_hidden_lines, recall_match_label, state_label,
-                            withheld_line)
+    from .humantext import (citation_text, continued, printed_id, recall_hidden_lines, recall_match_label,
+                            state_label, withheld_line)
 
     results: Sequence[Mapping[str, Any]] = data.get("results", [])[:cap]
     lines = []
@@ -127,7 +127,7 @@ def recall(data: Mapping[str, Any], cap: int) -> str:
         label = f" [{item['branchLabel']}]" if item.get("branchLabel") else ""
         score = item.get("score")
         score_text = f"{score:.2f}" if isinstance(score, (int, float)) else "-"
-        lines.append(f"{n}. {_clip(str(item.get('content', '')))}{label}")
+        lines.append(f"{n}. {continued(_clip(str(item.get('content', ''))), '   ')}{label}")
         lines.append(f"   space: {item.get('spaceId')} ({item.get('spaceName')}) · id: {printed_id(item.get('id'))} · "
                      f"tier: {item.get('tier')} · score: "
                      f"{score_text}{recall_match_label(item)}{state_label(dict(item))}")

@@ -306,7 +306,8 @@ def _recall_text(data: dict[str, Any], call: Call, _p: Any) -> str:
         label += humantext.recall_match_label(item)
         score = item.get("score")  # none in --mode basic (unranked, newest first)
         score_text = f"{score:.2f}" if isinstance(score, (int, float)) else "   -"
-        lines.append(f"{score_text} {item.get('tier') or '-':<7} {ids[n]} {item['spaceName']}: {item['content']}"
+        lines.append(f"{score_text} {item.get('tier') or '-':<7} {ids[n]} {item['spaceName']}: "
+                     f"{humantext.continued(item['content'], '      ')}"
                      f"{label}"
                      f"{humantext.state_label(item)}")
         lines.extend(f"      cites {humantext.citation_text(c)}" for c in item.get("cites") or ())
