@@ -35,6 +35,12 @@ def _verdict(text: str) -> tuple[str, tuple[str, ...]]:
     return shown, tuple(m.kind for m in matches)
 
 
+def shown_text(text: Any, secrets: str) -> Any:
+    """A title or description as a line of text shows it (a notice, a message): redacted (:func:`_verdict`) unless
+    ``secrets`` is ``allow``; anything but a string as it is."""
+    return text if secrets == "allow" or not isinstance(text, str) else _verdict(text)[0]
+
+
 def _notice(index_path: Path | str, document_id: Any, fields: Sequence[str], kinds: Sequence[str]) -> str:
     return (f"{index_path}: document {str(document_id)[:8]} {' and '.join(fields)} hold"
             f"{'s' if len(fields) == 1 else ''} what looks like a credential ({', '.join(sorted(set(kinds)))}) that "

@@ -77,7 +77,7 @@ from .moves import Moves
 from .paths import resolve_source_paths
 from .recovery import Recovery
 from .search import Search, make_excerpt
-from .shown import shown_records
+from .shown import shown_records, shown_text
 from .views import Catalog, CatalogEntry, DocumentView, IndexState, MutationResult
 
 Clock = Callable[[], datetime]
@@ -545,7 +545,7 @@ class DocumentStore:
         for record in (view.records if eligible is None else eligible):
             reason = self.files.missing.get(record.id)
             if reason:
-                notices.append(f"{record.relative_path} ({record.title}): {reason}; left out")
+                notices.append(f"{record.relative_path} ({shown_text(record.title, self.secrets)}): {reason}; left out")
         return notices
 
     def mutation_result(self, action: str, view: IndexView, record: DocumentRecord, body: str,

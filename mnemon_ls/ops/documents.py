@@ -176,6 +176,14 @@ def _shown(call: Call, data: dict[str, Any], documents: list[Any]) -> dict[str, 
     return data
 
 
+def _receipt(call: Call, data: dict[str, Any]) -> dict[str, Any]:
+    """A mutation's receipt with its ``document`` as shown (:func:`_shown`): a title another program wrote into
+    ``index.json`` is echoed by an archive, a restore or an update that leaves it."""
+    if isinstance(data.get("document"), dict):
+        _shown(call, data, [data["document"]])
+    return data
+
+
 def _create(call: Call, p: DocumentCreateParams) -> Any:
     from ..maintenance import documents as cold
 
@@ -255,27 +263,27 @@ def _reanchored(call: Call, data: Any) -> Any:
 def _update(call: Call, p: DocumentUpdateParams) -> Any:
     from ..maintenance import documents as cold
 
-    return staleness.record_sources(call, _reanchored(call, cold.update_document(
+    return _receipt(call, staleness.record_sources(call, _reanchored(call, cold.update_document(
         call.host, full_id(call.host.documents, p.id), title=p.title, description=p.description, content=p.content,
         source_paths=p.source_paths, document_revision=p.document_revision, expected_revision=p.expected_revision,
-        progress=call.progress).to_dict()))
+        progress=call.progress).to_dict())))
 
 
 def _update_from_file(call: Call, p: DocumentUpdateFromFileParams) -> Any:
-    return staleness.record_sources(call, call.host.documents.update_from_file(
-        p.file, p.id, document_revision=p.document_revision).to_dict())
+    return _receipt(call, staleness.record_sources(call, call.host.documents.update_from_file(
+        p.file, p.id, document_revision=p.document_revision).to_dict()))
 
 
 def _archive(call: Call, p: DocumentArchiveParams) -> Any:
     store = call.host.documents
-    return store.moves.archive(full_id(store, p.id), p.document_revision, summary=p.summary,
-                               expected_revision=p.expected_revision).to_dict()
+    return _receipt(call, store.moves.archive(full_id(store, p.id), p.document_revision, summary=p.summary,
+                                              expected_revision=p.expected_revision).to_dict())
 
 
 def _restore(call: Call, p: DocumentRestoreParams) -> Any:
     store = call.host.documents
-    return store.moves.restore(full_id(store, p.id), document_revision=p.document_revision,
-                               expected_revision=p.expected_revision).to_dict()
+    return _receipt(call, store.moves.restore(full_id(store, p.id), document_revision=p.document_revision,
+                                              expected_revision=p.expected_revision).to_dict())
 
 
 # ------------------------------------------------------------------ text for a person (CLI)

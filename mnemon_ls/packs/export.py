@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Sequence
 from .. import __version__, fsio
 from ..documents.indexformat import managed_relative, parse_index, serialize_index
 from ..documents.model import body_hash, relative_path
+from ..documents.shown import shown_text
 from ..errors import InvalidInput, PackRefused, UnreadableStore, echo_repr
 from ..runtime.model import projection_bytes, serialize_store
 from ..sqliteindex import open_existing
@@ -136,7 +137,8 @@ def _take_in_hand_edits(host: "Host", components: Sequence[str]) -> list[dict[st
         for document_id in report.adopted:
             record = records[document_id]
             taken.append({"file": str(host.root / managed_relative(record.relative_path)), "status": "adopted",
-                          "message": f"document {document_id} ({record.title}) changed by hand: taken in as "
+                          "message": f"document {document_id} ({shown_text(record.title, host.settings.secrets)}) "
+                                     "changed by hand: taken in as "
                                      f"revision {record.revision}"})
     return taken
 
@@ -246,7 +248,8 @@ def _documents(host: "Host", held: bool = False,
                 body = index_form  # the pack carries the index's frontmatter (title, description, ...)
                 if notes is not None:
                     notes.append({"file": str(path), "status": "frontmatter-kept", "message": (
-                        f"document {original.id} ({original.title}): its frontmatter was changed by hand; a "
+                        f"document {original.id} ({shown_text(original.title, host.settings.secrets)}): its "
+                        "frontmatter was changed by hand; a "
                         "document's title and description come from the index (the pack carries those): change "
                         f"them with `mnemon-ls doc update {original.id}`")})
             out[f"payload/{record.relative_path}"] = body
