@@ -25,7 +25,8 @@ import os
 
 from ..fsread import is_within
 from .formats import Format, Located, existing, glob, home
-from .reading import Item, Refusal, SourceFile, front_matter, front_matter_list, markdown_items, path_scope
+from .reading import (InvalidSource, Item, Refusal, SourceFile, front_matter, front_matter_list, markdown_items,
+                      path_scope, unclosed_front_matter)
 from .places import PLACES
 
 _LINK_LINE = re.compile(r"^\s*[-*+]\s*\[[^\]]*\]\(([^)]+\.md)\)")
@@ -55,9 +56,19 @@ def locate(workspace: Path, env: Mapping[str, str]) -> list[Located]:
     return existing([*_layout(workspace), *glob(memory, "*.md", memory)])
 
 
+#: Files that take no front matter (module doc).
+_PLAIN = frozenset({"CLAUDE.md", "CLAUDE.local.md", "MEMORY.md"})
+
+
 def items(source: SourceFile, located: Located) -> list[Item]:
     """A topic file's items go where its ``type`` says (user/feedback: USER.md); the index skips its
-    link lines; the instruction files are plain Markdown."""
+    link lines; the instruction files are plain Markdown. Raises :class:`~.reading.InvalidSource` for a rule
+    (``.claude/rules``) or topic file whose front matter is not closed (its first line ``---`` and no ``---`` line
+    after it): imported as written its front matter would become entries (``CLAUDE.md``, ``CLAUDE.local.md`` and the
+    index take no front matter: a first ``---`` there is Markdown's thematic break)."""
+    if source.path.name not in _PLAIN and unclosed_front_matter(source.text):
+        raise InvalidSource("is a Claude Code rule or memory file whose front matter is not closed (line 1 is --- and "
+                            "no later --- line ends it); nothing of it imported")
     meta, body = front_matter(source.text)
     if source.path.name == "MEMORY.md":
         kept = "\n".join(line for line in body.split("\n") if not _LINK_LINE.match(line))

@@ -57,3 +57,26 @@ def test_a_symlink_loop_is_named_as_one(tmp_path):
     assert [i["text"] for i in plan["items"]] == ["Deploys go through staging first."]
     out = cli.run("import", "claude-code", "--dry-run").stdout
     assert "RuntimeError" not in out and f"refused {a}: is a symlink loop" in out
+
+
+UNCLOSED_RULE = "---\npaths:\n  - src/api/**\n- Return typed errors, never raw strings.\n"
+
+
+def test_a_claude_rule_and_a_copilot_instructions_file_whose_front_matter_is_not_closed_are_refused(tmp_path):
+    cli = Cli(tmp_path)
+    rule = cli.ws / ".claude" / "rules" / "api.md"
+    write(rule, UNCLOSED_RULE)
+    write(cli.ws / "CLAUDE.md", "---\n- Deploys go through staging first.\n")  # a thematic break: plain Markdown
+    plan = plan_of(cli, "claude-code")
+    assert plan["refused"] == [{"path": str(rule), "reason": (
+        "is a Claude Code rule or memory file whose front matter is not closed (line 1 is --- and no later --- line "
+        "ends it); nothing of it imported")}]
+    assert [i["text"] for i in plan["items"]] == ["Deploys go through staging first."]
+    instructions = cli.ws / ".github" / "instructions" / "api.instructions.md"
+    write(instructions, "---\napplyTo: 'src/api/**'\n- Return typed errors, never raw strings.\n")
+    write(cli.ws / ".github" / "copilot-instructions.md", "- Run pytest with -n 2.\n")
+    plan = plan_of(cli, "copilot")
+    assert plan["refused"] == [{"path": str(instructions), "reason": (
+        "is a Copilot instructions file whose front matter is not closed (line 1 is --- and no later --- line ends "
+        "it); nothing of it imported")}]
+    assert [i["text"] for i in plan["items"]] == ["Run pytest with -n 2."]
