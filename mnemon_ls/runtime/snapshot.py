@@ -173,7 +173,7 @@ def neutralise_wrapper_tags(text: str) -> str:
     :data:`WRAPPER_TAG` tag in it (any case, spaces inside the tag allowed: ``</runtime-memory-file>``,
     ``< /RUNTIME-MEMORY-FILE>``) written ``&lt;``: content, imported from anywhere, can never close (or open) the
     tag the wake wraps it in, so nothing after it reads as outside the file. Everything else is unchanged."""
-    return _WRAPPER_TAG_START.sub("&lt;", text)
+    return _WRAPPER_TAG_START.sub("&lt;", text) if "<" in text else text  # most texts hold no "<": no regex
 
 
 def render_entry(entry: Entry, now_ms: int, mark: str | None = None) -> str:
