@@ -26,12 +26,13 @@ def test_remember_refuses_a_control_character(cli: Cli, content: str, code: str)
 
 
 def test_remember_keeps_newline_and_tab(cli: Cli) -> None:  # noqa: F811
-    # old data holding control characters reaches a terminal escaped: tests/cli/test_text.py (a pseudo-terminal)
+    # old data holding control characters reaches a terminal escaped: tests/cli/test_text.py (a pseudo-terminal);
+    # a content's further lines follow an indent and "| " (tests/cli/test_recall_line_forgery.py)
     cli.ok("space", "create", "--name", "notes", "--description", "project notes")
     cli.ok("remember", "--space", "notes", "Deploy freeze\non\tFridays")
     data = json.loads(cli.ok("recall", "Deploy", "--mode", "basic", "--json"))
     assert cli.ok("recall", "Deploy", "--mode", "basic").splitlines() == [
-        f"   - unknown {data['results'][0]['id'][:8]} notes: Deploy freeze", "on\tFridays", "1 result(s)"]
+        f"   - unknown {data['results'][0]['id'][:8]} notes: Deploy freeze", "      | on\tFridays", "1 result(s)"]
     assert data["results"][0]["content"] == "Deploy freeze\non\tFridays"
 
 
