@@ -3,13 +3,15 @@ cold process, as a ratio to ``python -c pass`` measured in the same run.
 
 Usage::
 
-    python bench/hook_path.py [--rounds 20] [--label after] [--repo DIR] [--stress N] [--out DIR]
+    python bench/hook_path.py [--rounds 20] [--label after] [--repo DIR] [--stress N] [--documents N] [--out DIR]
 
 Set-up (not timed): a git repository (branch ``main``, one commit) whose storage root (the default
 ``workspaces`` scope under a temp ``MNEMON_DATA_DIR``) holds 30 Runtime entries (6 in USER.md, 24 in
-MEMORY.md) and one active native Memory Space of 10,000 items; it is built by a child process running the
-code under measurement (``--repo``, default this checkout; a ``git worktree`` of the base commit measures
-the code before a change). The hook commands read ``{"cwd": <repository>}`` on stdin, as Claude Code sends.
+MEMORY.md), one active native Memory Space of 10,000 items and, with ``--documents N``, N project Documents (a
+title, a description and a paragraph each; the wake then shows the Documents block too); it is built by a child
+process running the code under measurement (``--repo``, default this checkout; a ``git worktree`` of the base
+commit measures the code before a change). The hook commands read ``{"cwd": <repository>}`` on stdin, as Claude
+Code sends.
 
 Timed: every command of :data:`COMMANDS` once per round, in an order that rotates each round (interleaved),
 each a fresh ``python`` process from the repository as its working directory. CPU time is the child's user +
@@ -70,6 +72,7 @@ FIXTURE = r'''
 import os, random, subprocess, sys
 from pathlib import Path
 ws, entries, items = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+documents = int(sys.argv[4]) if len(sys.argv) > 4 else 0
 subprocess.run(["git", "init", "-q", "-b", "main", str(ws)], check=True)
 (ws / "README.md").write_text("bench\n")
 subprocess.run(["git", "-C", str(ws), "add", "."], check=True)
@@ -97,6 +100,10 @@ if items:  # 0: no space (bench/mcp_start.py makes its own)
         if len(batch) == 1000 or i == items - 1:
             provider.import_items(batch, batch=1000)
             batch = []
+for i in range(documents):
+    host.documents.create(f"Design {i}: service {i} cache layout", f"# Service {i}\n\nThe cache of service {i} "
+                          f"lives in .cache/svc-{i}; it is cleared after upgrades and rebuilt on the first request.\n",
+                          description=f"where service {i} keeps its cache and when it is cleared")
 host.close()
 '''
 
@@ -128,7 +135,7 @@ def run_once(argv: list[str], stdin: bytes | None, env: dict[str, str], cwd: Pat
     return cpu, wall, proc.stdout, proc.returncode
 
 
-def check_output(name: str, out: bytes, entries: int, items: int) -> str:
+def check_output(name: str, out: bytes, entries: int, items: int, documents: int = 0) -> str:
     """``complete`` or ``partial`` (the hook said what it left out); raises when the output is wrong."""
     text = out.decode("utf-8")
     if name == "python -c pass":
@@ -142,6 +149,8 @@ def check_output(name: str, out: bytes, entries: int, items: int) -> str:
     missing = [f"fact {i}:" for i in range(entries) if f"fact {i}:" not in text]
     if missing or f"{items} items" not in text:
         raise SystemExit(f"{name} output lacks {missing[:3]} or the item count: {text[:300]!r}")
+    if documents and f"Active: {documents} document" not in text:
+        raise SystemExit(f"{name} output lacks the Documents block of {documents} documents: {text[:300]!r}")
     return "complete"
 
 
@@ -157,7 +166,8 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     try:
         ws = base / "repo"
         built = time.perf_counter()
-        subprocess.run([sys.executable, "-c", FIXTURE, str(ws), str(args.entries), str(args.items)], check=True,
+        subprocess.run([sys.executable, "-c", FIXTURE, str(ws), str(args.entries), str(args.items),
+                        str(args.documents)], check=True,
                        env=child_env(base, repo, False), cwd=str(base))
         build_seconds = time.perf_counter() - built
         stdin = json.dumps({"cwd": str(ws), "hook_event_name": "SessionStart", "session_id": "bench"}).encode()
@@ -169,7 +179,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
             for name, (argv, reads) in COMMANDS.items():
                 for _ in range(2):
                     _, _, out, _ = run_once(interpreter + argv, stdin if reads else None, envs[mode], ws)
-                check_output(name, out, args.entries, args.items)
+                check_output(name, out, args.entries, args.items, args.documents)
         if args.stress:
             stress = subprocess.Popen(["stress-ng", "--cpu", str(args.stress), "--quiet"],
                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -187,7 +197,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
                     cell = samples[mode][name]
                     cell["cpu"].append(cpu)
                     cell["wall"].append(wall)
-                    cell["outcome"].append(check_output(name, out, args.entries, args.items))
+                    cell["outcome"].append(check_output(name, out, args.entries, args.items, args.documents))
         load_after = os.getloadavg()[0]
     finally:
         if stress is not None:
@@ -218,7 +228,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     return {"label": args.label, "commit": commit + ("+changes" if dirty else ""),
             "at": time.strftime("%Y-%m-%d %H:%M"), "python": platform.python_version(), "cores": os.cpu_count(),
             "stress": args.stress, "loadBefore": round(load_before, 2), "loadAfter": round(load_after, 2),
-            "rounds": args.rounds, "entries": args.entries, "items": args.items,
+            "rounds": args.rounds, "entries": args.entries, "items": args.items, "documents": args.documents,
             "fixtureSeconds": round(build_seconds, 1), "results": results}
 
 
@@ -233,7 +243,8 @@ def markdown(runs: dict[str, Any]) -> str:
     for label, run in runs.items():
         load = f"load {run['loadBefore']} -> {run['loadAfter']}" + (f", under `stress-ng --cpu {run['stress']}`"
                                                                     if run["stress"] else "")
-        lines += [f"## {label} ({run['commit']}, {run['at']}, {run['rounds']} rounds, {load})", "",
+        documents = f", {run['documents']} Documents" if run.get("documents") else ""
+        lines += [f"## {label} ({run['commit']}, {run['at']}, {run['rounds']} rounds, {load}{documents})", "",
                   "| interpreter | command | CPU median ms | CPU p95 ms | ratio | wall median ms | wall max ms | "
                   "partial answers |", "|---|---|---:|---:|---:|---:|---:|---:|"]
         for mode, rows in run["results"].items():
@@ -259,6 +270,7 @@ def main() -> int:
     parser.add_argument("--stress", type=int, default=0, metavar="N", help="run stress-ng --cpu N meanwhile")
     parser.add_argument("--entries", type=int, default=30)
     parser.add_argument("--items", type=int, default=10_000)
+    parser.add_argument("--documents", type=int, default=0, metavar="N", help="also N project Documents")
     parser.add_argument("--out", type=Path, default=HERE / "results", help="directory of hook_path.json/.md")
     args = parser.parse_args()
     if args.stress and shutil.which("stress-ng") is None:

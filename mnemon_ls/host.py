@@ -458,7 +458,7 @@ class WorkspaceHost:
         covers = []
         root = self._root_str
         tiers = (("Documents", os.path.exists, os.path.join(root, "documents", "index.json"),
-                  lambda: self.documents.cover(budget_chars).text),
+                  lambda: self._documents_cover(budget_chars)),
                  ("Memory Spaces", os.path.isdir, os.path.join(root, "data"),
                   lambda: self._spaces_cover(budget_chars, recall).text))
         for name, present, path, render in tiers:
@@ -479,6 +479,20 @@ class WorkspaceHost:
             covers.append(f"Workspace memory records: {pending} proposal{'s wait' if pending != 1 else ' waits'} for a "
                           "person to verify or reject (mnemon-ls records list --proposals)."[:budget_chars])
         return covers
+
+    def _documents_cover(self, budget_chars: int) -> str:
+        """The wake's Documents block: for a ``one_shot`` host whose store is not built yet, the one kept in
+        ``documents/.cover.json`` when ``documents/`` has not changed since it was rendered
+        (:mod:`mnemon_ls.documents.covercache`: no Documents Source is loaded), else the store's (which keeps it)."""
+        if "documents" not in self.__dict__ and self.one_shot:
+            from .documents.covercache import cached_text
+
+            self.check_storage()
+            text = cached_text(self.root / "documents", budget_chars, self.settings.documents.active_limit_bytes,
+                               self.settings.secrets)
+            if text is not None:
+                return text
+        return self.documents.cover(budget_chars).text
 
     def _spaces_cover(self, budget_chars: int, recall: str) -> "Any":
         """The wake's Memory Spaces block: the service's (:meth:`SpacesService.cover`) once it is built or for a

@@ -37,9 +37,7 @@ import math
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Collection, Iterable
-
-import regex
+from typing import Any, Collection, Iterable
 
 #: The Mnemon CLI's English stopword list (mnemon-cli.md 9.1, ~80 words), as folded words.
 ENGLISH_STOPWORDS = frozenset("""
@@ -53,10 +51,23 @@ off again further once
 
 _CJK = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\u30fc\u3005\u3006\u303b\u309d\u309e\u30fd\u30fe"
 _WORD_CHAR = rf"[[\p{{L}}\p{{N}}\p{{M}}_]--[{_CJK}]]"
-_TOKEN = regex.compile(rf"(?P<cjk>[{_CJK}]+)|(?P<word>{_WORD_CHAR}+(?:[-.]{_WORD_CHAR}+)*)", regex.V1)
-_PARTS = regex.compile(r"[-._]+")
-_CAMEL_HINT = regex.compile(r"\p{Ll}\p{Lu}|\p{Lu}\p{Lu}\p{Ll}")
-_CAMEL_SPLIT = regex.compile(r"(?<=\p{Ll})(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})", regex.V1)
+#: ``(token, parts, camel hint, camel split)``: the compiled patterns, built by :func:`_patterns` on the first
+#: tokenization (the ``regex`` package costs ~9 ms to import; a wake that only reads an index never tokenizes).
+_COMPILED: list[Any] = []
+
+
+def _patterns() -> list[Any]:
+    """The four patterns of :data:`_COMPILED`, compiled once (``regex``: Unicode property classes and set
+    difference, which ``re`` lacks)."""
+    if not _COMPILED:
+        import regex
+
+        _COMPILED.extend((
+            regex.compile(rf"(?P<cjk>[{_CJK}]+)|(?P<word>{_WORD_CHAR}+(?:[-.]{_WORD_CHAR}+)*)", regex.V1),
+            regex.compile(r"[-._]+"),
+            regex.compile(r"\p{Ll}\p{Lu}|\p{Lu}\p{Lu}\p{Ll}"),
+            regex.compile(r"(?<=\p{Ll})(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})", regex.V1)))
+    return _COMPILED
 
 
 def normalize(text: str) -> str:
@@ -96,11 +107,12 @@ class Tokenizer:
         """``word`` (one word match, NFKC) -> folded ``[whole, *distinct parts]`` (module doc)."""
         whole = word.casefold()
         pieces = [whole]
-        for part in _PARTS.split(word):
+        _, parts, camel_hint, camel_split = _COMPILED or _patterns()
+        for part in parts.split(word):
             if not part:
                 continue
-            camel = ([c for c in _CAMEL_SPLIT.split(part) if c]
-                     if self.camel_case and _CAMEL_HINT.search(part) else [])
+            camel = ([c for c in camel_split.split(part) if c]
+                     if self.camel_case and camel_hint.search(part) else [])
             for piece in (part, *camel) if len(camel) > 1 else (part,):
                 folded = piece.casefold()
                 if folded not in pieces:
@@ -113,7 +125,7 @@ class Tokenizer:
         """Every indexed term of ``text``, in order, with repeats; stopwords removed (module doc)."""
         out: list[str] = []
         append, extend, stop = out.append, out.extend, self.stopwords
-        for run, word in _TOKEN.findall(self._prepare(text)):
+        for run, word in (_COMPILED or _patterns())[0].findall(self._prepare(text)):
             if run:
                 run = run.casefold()
                 if len(run) > 1:
@@ -143,7 +155,7 @@ class Tokenizer:
         short: list[QueryTerm] = []
         seen: set[tuple[str, bool]] = set()
         group = 0
-        for match in _TOKEN.finditer(self._prepare(query)):
+        for match in (_COMPILED or _patterns())[0].finditer(self._prepare(query)):
             run = match.group("cjk")
             if run:
                 run = run.casefold()

@@ -60,24 +60,39 @@ call ``flush_access()`` every few seconds while idle and ``close()`` at shutdown
 ``.access.*`` are derived/soft state and should be excluded from pack exports.
 """
 
-from .changes import CapacityPlan
-from .doctor import Finding, diagnose
-from .errors import DocumentCapacityError, DocumentStatusError
-from .model import DEFAULT_ACTIVE_LIMIT_BYTES, DEFAULT_MAX_BODY_BYTES, DocumentRecord
-from .store import DocumentStore
-from .views import (
-    Catalog,
-    CatalogEntry,
-    DocumentView,
-    IndexState,
-    MutationResult,
-    RefreshReport,
-    RepairReport,
-    SearchHit,
-    SearchResult,
-    Usage,
-)
-from .cover import DocumentsCover
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .changes import CapacityPlan
+    from .cover import DocumentsCover
+    from .doctor import Finding, diagnose
+    from .errors import DocumentCapacityError, DocumentStatusError
+    from .model import DEFAULT_ACTIVE_LIMIT_BYTES, DEFAULT_MAX_BODY_BYTES, DocumentRecord
+    from .store import DocumentStore
+    from .views import (Catalog, CatalogEntry, DocumentView, IndexState, MutationResult, RefreshReport,
+                        RepairReport, SearchHit, SearchResult, Usage)
+
+#: Public name -> the module defining it: imported on first use (PEP 562), so that a reader of one part (the
+#: wake's cover reads the index only) does not load the doctor, search and every write path with the package.
+_HOMES = {"CapacityPlan": "changes", "DocumentsCover": "cover", "Finding": "doctor", "diagnose": "doctor",
+          "DocumentCapacityError": "errors", "DocumentStatusError": "errors",
+          "DEFAULT_ACTIVE_LIMIT_BYTES": "model", "DEFAULT_MAX_BODY_BYTES": "model", "DocumentRecord": "model",
+          "DocumentStore": "store", **dict.fromkeys(("Catalog", "CatalogEntry", "DocumentView", "IndexState",
+                                                     "MutationResult", "RefreshReport", "RepairReport", "SearchHit",
+                                                     "SearchResult", "Usage"), "views")}
+
+
+def __getattr__(name: str) -> Any:
+    """The public name ``name`` from its module (:data:`_HOMES`); ``AttributeError`` for any other name."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DEFAULT_ACTIVE_LIMIT_BYTES", "DEFAULT_MAX_BODY_BYTES", "CapacityPlan", "Catalog", "CatalogEntry",

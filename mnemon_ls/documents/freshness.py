@@ -82,13 +82,14 @@ class Freshness:
         self._signatures_loaded = False  # the search index's stored signatures were taken into store.files
         self._adopt_tried: dict[str, str] = {}  # id -> file signature whose adoption was tried (not retried)
 
-    def refresh_if_due(self) -> None:
+    def refresh_if_due(self) -> RefreshReport | None:
         """:meth:`refresh` when the last full scan is ``freshness_seconds`` old or older (reads call this
-        first); the report is dropped (its notices reach reads through ``store.files.missing``). Raises
-        what :meth:`refresh` raises."""
+        first), and its report (``None``: not due; reads show its findings through ``store.files.missing``).
+        Raises what :meth:`refresh` raises."""
         if time.monotonic() - self._last_scan >= self.store.freshness_seconds:
             nowait.check("a scan of documents/")  # reads every managed file: not on an event loop
-            self._refresh()
+            return self._refresh()
+        return None
 
     def refresh(self) -> RefreshReport:
         """Check every managed file now (the server's file watcher calls this on changes under

@@ -54,12 +54,11 @@ import hashlib
 import json
 import re
 import unicodedata
-import uuid
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any, Literal, Sequence
 
-from ..errors import InvalidInput, echo_value, type_rule
+from ..errors import InvalidInput, echo_repr, echo_value, type_rule
 
 Status = Literal["active", "archived"]
 STATUSES: tuple[Status, ...] = ("active", "archived")
@@ -86,6 +85,14 @@ MAX_ID_CHARS = 300
 DEFAULT_ARCHIVE_SUMMARY = "Archived locally by the user."
 MANAGED_PREFIX = "documents"
 LEGACY_PREFIX = ".mnemon/documents"
+
+
+def validate_limit_bytes(value: Any, name: str) -> int:
+    """``value`` when it is an integer in 1..:data:`MAX_LIMIT_BYTES` UTF-8 bytes (a limit setting ``name``, e.g.
+    ``documents.activeLimitBytes``); else raises :class:`InvalidInput` naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_LIMIT_BYTES:
+        raise InvalidInput(name, f"must be an integer in 1..{MAX_LIMIT_BYTES} bytes (got {echo_repr(value)})")
+    return value
 
 # JavaScript's \s / String.prototype.trim() set (WhiteSpace + LineTerminator): the one whitespace class
 # every normalization here uses, so matching and byte counts agree with the TypeScript plugin.
@@ -192,6 +199,8 @@ def filename_for(title: str, document_id: str) -> str:
 
 def new_id() -> str:
     """A random UUID v4, lower-case hex with dashes (``crypto.randomUUID()``)."""
+    import uuid  # imported here: reading documents (every wake) never makes an id, and uuid costs ~2 ms
+
     return str(uuid.uuid4())
 
 

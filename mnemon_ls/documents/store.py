@@ -7,6 +7,7 @@ Layout under ``<root>/documents/`` (DESIGN.md section 2, reference section 5; di
 - ``.index.lock``: the cross-process lock, created exclusively (the plugin's protocol and name);
 - ``.access.json`` (+ ``.access.lock``): access times not yet folded into the index (:mod:`.access`);
 - ``.search.sqlite3`` (+ ``-wal``, ``-shm``): the derived search index (:mod:`.search_index`);
+- ``.cover.json``: the wake's Documents block for one-shot wakes, derived (:mod:`.covercache`);
 - ``edits/<UTC stamp>-<filename>``: managed files saved before a write replaced a version nobody had
   committed (a hand edit);
 - ``quarantine/<UTC stamp>-index.json``: damaged indexes moved aside by ``store.recovery.recover()``.
@@ -65,7 +66,7 @@ from typing import Any, Callable, Iterable, Sequence
 from .. import fsio, nowait
 from ..redact import Scrubber
 from ..errors import AmbiguousMatch, InvalidInput, NotFound, echo_repr, echo_value
-from . import changes, model
+from . import changes, covercache, model
 from .access import AccessLog
 from .capacity import Capacity
 from .cover import DocumentsCover, render_cover
@@ -86,13 +87,6 @@ _BOM = "\ufeff".encode("utf-8")
 
 def _utc_now() -> datetime:
     return datetime.now(timezone.utc)
-
-
-def _validate_limit_bytes(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= model.MAX_LIMIT_BYTES:
-        raise InvalidInput(name, f"must be an integer in 1..{model.MAX_LIMIT_BYTES} bytes (got "
-                                 f"{echo_repr(value)})")
-    return value
 
 
 class DocumentStore:
@@ -142,8 +136,8 @@ class DocumentStore:
         fsio.confine(self.root)  # invariant 10: no write below the root follows a link
         self.secrets = Scrubber(secrets).mode
         self.workspace = Path(workspace) if workspace is not None else None
-        self.max_body_bytes = _validate_limit_bytes(max_body_bytes, "documents.maxBodyBytes")
-        self.active_limit_bytes = _validate_limit_bytes(active_limit_bytes, "documents.activeLimitBytes")
+        self.max_body_bytes = model.validate_limit_bytes(max_body_bytes, "documents.maxBodyBytes")
+        self.active_limit_bytes = model.validate_limit_bytes(active_limit_bytes, "documents.activeLimitBytes")
         self.clock = clock
         self.lock_timeout = lock_timeout
         self.freshness_seconds = freshness_seconds
@@ -561,21 +555,26 @@ class DocumentStore:
     def cover(self, budget_chars: int) -> DocumentsCover:
         """The wake snapshot's Documents block within ``budget_chars`` characters (:mod:`.cover`).
 
-        Rendered even with no documents (counts 0) so the caller decides whether to show it. Never
-        writes (except a due freshness refresh).
-        """
+        Rendered even with no documents (counts 0) so the caller decides whether to show it. Writes what a due
+        refresh writes and, after one that found nothing to report, ``.cover.json`` (:mod:`.covercache`)."""
         if isinstance(budget_chars, bool) or not isinstance(budget_chars, int) or budget_chars < 0:
             raise InvalidInput("budget", f"must be an integer >= 0 characters (got {echo_repr(budget_chars)})")
         with self.mutex:
-            self.freshness.refresh_if_due()
+            report = self.freshness.refresh_if_due()
+            clean = report is not None and not (report.notices or report.missing or report.orphans or report.problem)
+            token = covercache.state_token(str(self.documents_dir)) if clean and not self._access.pending else None
             view = self.index.view()
             notices = ["documents/index.json is damaged; run `mnemon-ls doctor`"] if view.problem else []
             missing = sum(1 for r in view.records if r.id in self.files.missing)
             if missing:
                 notices.append(f"{missing} document(s) have a missing or unreadable file")
             records, shown = shown_records(view.records, self.secrets, self.index_path, active_only=True)
-            return render_cover(records, self.index.last_accessed(view), limit_bytes=self.active_limit_bytes,
-                                budget_chars=budget_chars, revision=view.revision, notices=[*notices, *shown])
+            cover = render_cover(records, self.index.last_accessed(view), limit_bytes=self.active_limit_bytes,
+                                 budget_chars=budget_chars, revision=view.revision, notices=[*notices, *shown])
+            if token is not None and not cover.notices:  # kept for one-shot wakes
+                covercache.keep(self.documents_dir, token, cover.text, budget_chars, self.active_limit_bytes,
+                                self.secrets)
+            return cover
 
     def flush_access(self) -> bool:
         """Write pending access times to ``documents/.access.json`` now (:mod:`.access`); ``True`` when done."""

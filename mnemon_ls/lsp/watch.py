@@ -184,7 +184,7 @@ def runtime_filter(path: str) -> bool:
 
 
 #: Side files of the Documents Source that are soft or derived state (changes to them need no refresh).
-_DOCUMENT_SIDE = (".index.lock", ".access", ".search.sqlite3")
+_DOCUMENT_SIDE = (".index.lock", ".access", ".search.sqlite3", ".cover.json")
 
 
 def documents_filter(path: str) -> bool:

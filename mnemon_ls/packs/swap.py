@@ -35,7 +35,7 @@ STAGE_PREFIX = ".dsh-pack-stage-"
 BACKUP_PREFIX = ".dsh-pack-backup-"
 DISPLACED_PREFIX = ".dsh-pack-displaced-"
 #: Files of a component directory that are never carried into its staged copy (derived or transient).
-_DERIVED = (".search.sqlite3", ".access.lock", ".index.lock", ".memories.lock", ".mnemon-ls-index.db")
+_DERIVED = (".search.sqlite3", ".access.lock", ".index.lock", ".memories.lock", ".mnemon-ls-index.db", ".cover.json")
 
 #: Test seam: called with a step name ("staged", "journal", "swap:<i>:moved", "swap:<i>:placed",
 #: "swapped", "cleaned") during an import.
