@@ -192,6 +192,17 @@ def describe(summary: dict[str, Any] | None) -> str:
     return f"Redacted {count} value{'s' if count != 1 else ''} that looked like credentials ({kinds})."
 
 
-__all__ = ["BARE_VALUE_MIN_CHARS", "KINDS", "MODES", "Mode", "PLACEHOLDER_PREFIX", "Scrubber", "SecretMatch",
-           "describe", "find_label_secrets", "find_secrets", "placeholder", "random_value", "redact_file_bytes",
-           "redact_file_in_place", "redact_json_value", "redact_label", "redact_text", "scan_texts", "validate_mode"]
+#: Code points of a stored text an error message quotes (:func:`quoted`).
+QUOTE_CHARS = 60
+
+
+def quoted(text: str) -> str:
+    """How a message names a stored text another program may have written: redacted (:func:`redact_text`), cut at
+    :data:`QUOTE_CHARS` code points, as Python's ``repr`` (``'we deploy with [redacted:password]...'``)."""
+    return repr(redact_text(text)[0][:QUOTE_CHARS])
+
+
+__all__ = ["BARE_VALUE_MIN_CHARS", "KINDS", "MODES", "Mode", "PLACEHOLDER_PREFIX", "QUOTE_CHARS", "Scrubber",
+           "SecretMatch", "describe", "find_label_secrets", "find_secrets", "placeholder", "quoted", "random_value",
+           "redact_file_bytes", "redact_file_in_place", "redact_json_value", "redact_label", "redact_text",
+           "scan_texts", "validate_mode"]

@@ -206,9 +206,9 @@ def finish_interrupted(runtime: "RuntimeSource", spaces: "SpacesService | None")
             fresh = again.get(key)
             if fresh is None or not fresh.verified:
                 why = fresh.reason if fresh is not None else "its lineage line is gone"
-                from ..redact import redact_text  # an error never quotes a credential another program stored
+                from ..redact import quoted  # an error never quotes a credential another program stored
 
-                raise MaintenanceFailed(f"the copy of {redact_text(key[0])[0][:60]!r} can no longer be verified "
+                raise MaintenanceFailed(f"the copy of {quoted(key[0])} can no longer be verified "
                                         f"({why}); {KEPT}",
                                         reason="no-evidence", kept=KEPT)
 

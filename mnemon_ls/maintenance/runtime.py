@@ -412,9 +412,9 @@ class _Run:
         for entry in evicted:
             fact = self.facts.get(match_key(entry.content))
             if fact is None:
-                from ..redact import redact_text  # an error never quotes a credential another program stored
+                from ..redact import quoted  # an error never quotes a credential another program stored
 
-                raise self._failure(f"entry {redact_text(entry.content)[0][:60]!r} would leave hot memory without a "
+                raise self._failure(f"entry {quoted(entry.content)} would leave hot memory without a "
                                     f"verified destination; {KEPT_NOTE}", "no-evidence")
             digest = self.stored_digests.get(match_key(entry.content), lineage_mod.sha256_hex(entry.content))
             layer = "memory-spaces" if fact.destination.kind == "memory-space" else "runtime-archive"
