@@ -70,14 +70,33 @@ def items(source: SourceFile, located: Located) -> list[Item]:
         raise InvalidSource("is a Claude Code rule or memory file whose front matter is not closed (line 1 is --- and "
                             "no later --- line ends it); nothing of it imported")
     meta, body = front_matter(source.text)
+    text = without_import_lines(source.text)
     if source.path.name == "MEMORY.md":
-        kept = "\n".join(line for line in body.split("\n") if not _LINK_LINE.match(line))
+        kept = "\n".join(line for line in without_import_lines(body).split("\n") if not _LINK_LINE.match(line))
         return markdown_items(kept, str(source.path), "auto memory index", located.hint)
     if meta.get("type"):
         hint = "user" if meta["type"].lower() in _USER_TYPES else "memory"
-        return markdown_items(source.text, str(source.path), meta.get("name") or source.path.stem, hint)
+        return markdown_items(text, str(source.path), meta.get("name") or source.path.stem, hint)
     scope = path_scope(front_matter_list(source.text, "paths"))
-    return markdown_items(source.text, str(source.path), source.path.name, located.hint, scope)
+    return markdown_items(text, str(source.path), source.path.name, located.hint, scope)
+
+
+#: A line that is only ``@path`` imports (after a list marker): an instruction to Claude Code, not memory.
+_IMPORT_LINE = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?@(?:[^\s\\]|\\ )+(?:\s+@(?:[^\s\\]|\\ )+)*\s*$")
+
+
+def without_import_lines(text: str) -> str:
+    """``text`` without its lines that hold nothing but ``@path`` imports (``@docs/style.md``, ``- @~/team.md``),
+    outside fenced code blocks: Claude Code reads the files they name (:func:`follow`); the line itself is no fact
+    to import (it was an item of its own, ``'@~/team.md'`` to MEMORY.md). Prose that mentions an import keeps it."""
+    kept, fenced = [], False
+    for line in text.split("\n"):
+        if _FENCE.match(line):
+            fenced = not fenced
+        elif not fenced and _IMPORT_LINE.match(line):
+            continue
+        kept.append(line)
+    return "\n".join(kept)
 
 
 #: How many ``@path`` hops Claude Code follows from a memory file (its documented limit: 5).

@@ -132,3 +132,45 @@ def test_an_item_its_source_refuses_is_named_and_the_rest_imported(session: Sess
     assert note["msg"].endswith("): importing again tries it again"), note["msg"]
     assert entries(ws) == [("memory", BUILD)]
     assert not any((ws / ".mnemon" / "documents" / "active").glob("*.md"))
+
+
+def test_files_imported_from_outside_the_repository_are_read_only_when_the_person_says_so(
+        session: Session, tmp_path: Path) -> None:
+    """CLAUDE.md imports ``@~/team.md`` (in the home directory, outside the repository and ~/.claude): the scan
+    leaves it unread (needsApproval) and :MnemonImport asks first. "Leave them out" imports the repository's line
+    only; "Read them" scans again with allowOutside and imports the team file's line too; cancelling the question
+    imports nothing. The ``@~/team.md`` line itself is never an item."""
+    ws = tmp_path / "repo"
+    make_repo(ws, "main")
+    team = tmp_path / "home" / "team.md"
+    team.write_text(f"- {TABS}\n", encoding="utf-8")
+    (ws / "CLAUDE.md").write_text(f"# Ibis notes\n\n- {BUILD}\n\n@~/team.md\n", encoding="utf-8")
+    session.setup({"storageScope": "workspace", "runtimeUserScope": "storage"})
+    session.lua(UI)
+    session.nv.command("cd " + session.nv.funcs.fnameescape(str(ws)))
+    session.open(ws / "CLAUDE.md")
+    session.wait_attached()
+    question = ("mnemon: 1 imported file outside the repository was not read (credential locations never are): "
+                f"~/team.md (imported by {ws / 'CLAUDE.md'} (@~/team.md))")
+
+    answer(session, "<cancel>")
+    session.nv.command("MnemonImport")
+    session.wait("#T.shown == 1", "the question")
+    assert session.lua("return { T.prompts, T.shown }") == [[question], [["Read them", "Leave them out"]]]
+    assert not (ws / ".mnemon" / "runtime" / "memories.json").exists()
+
+    answer(session, "Leave them out", "Import the")
+    mark = session.mark()
+    session.nv.command("MnemonImport")
+    note = session.wait_note("mnemon: imported", mark)
+    assert note["msg"] == "mnemon: imported 1 item (1 to MEMORY.md)"
+    assert session.lua("return T.shown")[1] == ["Import the 1 picked item", "Claude Code: 1 of 1 picked"]
+    assert entries(ws) == [("memory", BUILD)]
+
+    answer(session, "Read them", "Import the")
+    mark = session.mark()
+    session.nv.command("MnemonImport")
+    note = session.wait_note("mnemon: imported", mark)
+    assert note["msg"].startswith("mnemon: imported 1 item (1 to MEMORY.md)"), note["msg"]
+    assert session.lua("return T.prompts")[0] == question
+    assert entries(ws) == [("memory", BUILD), ("memory", TABS)]

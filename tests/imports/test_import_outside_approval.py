@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 
+from mnemon_ls.imports.claude_code import without_import_lines
 from tests.cli.test_cli import Cli
 from tests.imports.test_import_cursor_rule_types import plan_of, write
 
@@ -118,3 +119,21 @@ def test_a_claude_home_link_to_a_file_outside_it_needs_approval(tmp_path):
     plan = plan_of(cli, "claude-code")
     assert [f["path"] for f in plan["needsApproval"]] == [str(cli.home / ".claude" / "plans.md")]
     assert "Private plans." not in json.dumps(plan)
+
+
+def test_a_line_that_is_only_an_import_is_no_memory_of_its_own(tmp_path):
+    """A CLAUDE.md line holding nothing but ``@path`` imports became an item of its own (``'@~/team.md'`` to
+    MEMORY.md), read or not; its file's lines are the memory. Prose naming an import stays, and so does a fenced
+    block's line."""
+    cli = Cli(tmp_path)
+    write(cli.home / "team.md", "- Deploys go through staging first.\n")
+    write(cli.ws / "docs" / "style.md", "- Tabs in Makefiles.\n")
+    write(cli.ws / "CLAUDE.md", "- Build with make.\n\n@~/team.md\n- @docs/style.md\n"
+                                "- See @docs/style.md for the style.\n")
+    for flags, team in (((), []), (("--allow-outside",), ["Deploys go through staging first."])):
+        plan = json.loads(cli.ok("import", "claude-code", "--dry-run", "--json", *flags))
+        texts = [item["text"] for item in plan["items"]]
+        assert sorted(texts) == sorted(["Build with make.", "See @docs/style.md for the style.",
+                                        "Tabs in Makefiles.", *team])
+    assert without_import_lines("a\n@x.md\n- @~/y.md @z\n1. @q.md\n```\n@kept\n```\nsee @x.md\nmail a@b.c") == (
+        "a\n```\n@kept\n```\nsee @x.md\nmail a@b.c")

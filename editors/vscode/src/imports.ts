@@ -36,12 +36,22 @@ export interface ImportItem {
     skip: ImportSkip | null;
 }
 
-/** One source found: its files, the files refused (with the rule they broke) and its items. */
+/** A file a source's file imports (Claude Code's `@path`) from outside the repository and the Claude home: not
+ * read unless the scan is made with `allowOutside` (credential locations never are). */
+export interface ImportApproval {
+    path: string;
+    reason: string;
+    importedBy: string[];
+}
+
+/** One source found: its files, the files refused (with the rule they broke), the files waiting for approval and
+ * its items. */
 export interface ImportSource {
     source: string;
     title: string;
     files: { path: string; sha256: string; bytes: number }[];
     refused: { path: string; reason: string }[];
+    needsApproval?: ImportApproval[];
     items: ImportItem[];
 }
 
@@ -81,14 +91,32 @@ export interface ImportReceipt {
     workspace: string;
 }
 
-/** Every source of a folder's workspace and the home directory. */
-export async function scanImports(client: RequestSender, workspace: string): Promise<ImportScan> {
-    return request<ImportScan>(client, OperationMethod["imports.scan"], { workspace });
+/** Every source of a folder's workspace and the home directory; `allowOutside`: also read the files imported from
+ * outside the repository (the person approved them, {@link approvalQuestion}). */
+export async function scanImports(client: RequestSender, workspace: string, allowOutside = false): Promise<ImportScan> {
+    return request<ImportScan>(client, OperationMethod["imports.scan"], { workspace, allowOutside });
 }
 
-/** Import the picked items of the scan with `fingerprint`. */
-export async function applyImports(client: RequestSender, workspace: string, fingerprint: string, ids: string[]): Promise<ImportReceipt> {
-    return request<ImportReceipt>(client, OperationMethod["imports.apply"], { workspace, fingerprint, ids });
+/** Import the picked items of the scan with `fingerprint` (made with the same `allowOutside`). */
+export async function applyImports(client: RequestSender, workspace: string, fingerprint: string, ids: string[],
+    allowOutside = false): Promise<ImportReceipt> {
+    return request<ImportReceipt>(client, OperationMethod["imports.apply"], { workspace, fingerprint, ids, allowOutside });
+}
+
+/** The question asked before the picks when the scan left files imported from outside the repository unread:
+ * `message` (how many) and `detail` (each file, what imports it, and that credential locations are never read);
+ * `undefined` when there are none. */
+export function approvalQuestion(scan: ImportScan, relative: (path: string) => string): { message: string; detail: string } | undefined {
+    const waiting = scan.sources.flatMap((s) => s.needsApproval ?? []);
+    if (waiting.length === 0) {
+        return undefined;
+    }
+    const many = waiting.length !== 1;
+    return {
+        message: `Mnemon: ${waiting.length} imported file${many ? "s" : ""} outside the repository ${many ? "were" : "was"} not read. Read ${many ? "them" : "it"} too?`,
+        detail: [...waiting.map((w) => `${relative(w.path)} (imported by ${w.importedBy.map(relative).join("; ")})`),
+            "Claude Code asks you to approve such imports the first time; credential locations (~/.ssh, ~/.aws, ...) are never read."].join("\n"),
+    };
 }
 
 /** Where an item goes, in words. */

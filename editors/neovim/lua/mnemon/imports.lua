@@ -173,8 +173,29 @@ local function label_of(entry)
   return entry.label
 end
 
+--- The imported files a scan did not read because they are outside the repository and the Claude home
+--- (needsApproval of every source), one "path (imported by ...)" line each; {} when none.
+function M.approval_lines(scan)
+  local lines = {}
+  for _, source in ipairs(scan.sources or {}) do
+    for _, f in ipairs(source.needsApproval or {}) do
+      lines[#lines + 1] = string.format("%s (imported by %s)", vim.fn.fnamemodify(tostring(f.path), ":~:."),
+        table.concat(f.importedBy or {}, "; "))
+    end
+  end
+  return lines
+end
+
+--- The question asked before the picks when a scan left files outside the repository unread.
+function M.approval_prompt(lines)
+  return string.format("mnemon: %s outside the repository %s not read (credential locations never are): %s",
+    plural(#lines, "imported file"), #lines == 1 and "was" or "were",
+    table.concat(lines, ", "))
+end
+
 --- Scan, pick, import (module doc). opts: bufnr. callback(err, receipt) (nil receipt when cancelled or
---- nothing was found).
+--- nothing was found). Files imported from outside the repository (an @path of CLAUDE.md) are read only when the
+--- person says so: "Read them" scans again with allowOutside, "Leave them out" goes on without them.
 function M.import(opts, callback)
   opts = opts or {}
   local bufnr = util.buf(opts.bufnr)
@@ -183,11 +204,31 @@ function M.import(opts, callback)
     return
   end
   local workspace = client.root_uri(root)
-  client.request(c, "mnemon/import/scan", { workspace = workspace }, function(err, scan)
-    if err then
-      util.fail("nothing imported: ", err)
-      return done(callback, err)
-    end
+  local pick_from
+  local function scan_then(allow_outside)
+    client.request(c, "mnemon/import/scan", { workspace = workspace, allowOutside = allow_outside },
+      function(err, scan)
+        if err then
+          util.fail("nothing imported: ", err)
+          return done(callback, err)
+        end
+        local waiting = M.approval_lines(scan)
+        if allow_outside or #waiting == 0 then
+          return pick_from(scan, allow_outside)
+        end
+        vim.ui.select({ "Read them", "Leave them out" }, { prompt = M.approval_prompt(waiting),
+          kind = "mnemon.import" }, function(choice)
+          if not choice then
+            return done(callback, nil, nil)
+          end
+          if choice == "Read them" then
+            return scan_then(true)
+          end
+          pick_from(scan, false)
+        end)
+      end, { bufnr = bufnr })
+  end
+  pick_from = function(scan, allow_outside)
     for _, source in ipairs(scan.sources or {}) do
       for _, refused in ipairs(source.refused or {}) do
         notify(string.format("mnemon: refused %s: %s", vim.fn.fnamemodify(tostring(refused.path), ":~:."),
@@ -204,8 +245,8 @@ function M.import(opts, callback)
     local top
     local function apply()
       local ids = M.picked_ids(scan, picks)
-      client.request(c, "mnemon/import/apply", { workspace = workspace, fingerprint = scan.fingerprint, ids = ids },
-        function(err2, receipt)
+      client.request(c, "mnemon/import/apply", { workspace = workspace, fingerprint = scan.fingerprint, ids = ids,
+        allowOutside = allow_outside }, function(err2, receipt)
           if err2 then
             util.fail("nothing imported: ", err2)
             return done(callback, err2)
@@ -246,7 +287,8 @@ function M.import(opts, callback)
       end)
     end
     top()
-  end, { bufnr = bufnr })
+  end
+  scan_then(false)
 end
 
 return M

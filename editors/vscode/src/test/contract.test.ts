@@ -61,7 +61,7 @@ import {
     wake,
 } from "../requests";
 import { editRequest, listReview, reanchor, reanchoredMessage, removeRequest, reviewTree } from "../review";
-import { applyImports, importReceiptMessage, importRows, scanImports } from "../imports";
+import { applyImports, approvalQuestion, importReceiptMessage, importRows, scanImports } from "../imports";
 import { judgeRecord, listProposals, proposalPickItem, proposeRecord, RECORD_PROPOSED, verdictMessage } from "../proposals";
 import { buildServerSettings, ServerSettings } from "../settings";
 import { conflictMessage, CONTEXT_VALUES, documentsTree, entryStillThere, Node, proposalsTree, providersTree, runtimeTree, spacesTree } from "../trees";
@@ -1089,6 +1089,33 @@ describe("contract with the real mnemon-ls server", () => {
         assert.equal(after.revision, snapshot.revision);
         fs.rmSync(agents);
         await withTimeout(connection.sendRequest("mnemon/runtime/mutate", { workspace: folderUri, action: "remove", target: "memory", oldText: "Import: the wiki lives in docs/wiki." }), "remove");
+    });
+
+    it("import: a file CLAUDE.md imports from the home directory waits for approval; allowOutside reads and imports it", async () => {
+        const claude = path.join(repo, "CLAUDE.md");
+        const team = path.join(String(gitEnv.HOME), "team.md");
+        fs.writeFileSync(team, "- Outside: deploys go through staging first.\n");
+        fs.writeFileSync(claude, "# Ibis\n\n- Outside: the build runs with make.\n\n@~/team.md\n");
+        try {
+            const scan = await withTimeout(scanImports(connection, folderUri), "scan");
+            const relative = (p: string): string => path.relative(repo, p);
+            assert.equal(approvalQuestion(scan, relative)?.message, "Mnemon: 1 imported file outside the repository was not read. Read it too?");
+            assert.deepEqual(scan.sources[0].items.map((i) => i.text), ["Outside: the build runs with make."]);
+            const allowed = await withTimeout(scanImports(connection, folderUri, true), "scan allowing outside files");
+            assert.equal(approvalQuestion(allowed, relative), undefined);
+            const items = allowed.sources[0].items;
+            assert.deepEqual(items.map((i) => i.text), ["Outside: the build runs with make.", "Outside: deploys go through staging first."]);
+            const outside = items.filter((i) => i.path === team).map((i) => i.id);
+            const refused = await expectMnemonError(applyImports(connection, folderUri, allowed.fingerprint, outside), "invalid-input");
+            assert.equal(asMnemonError(refused)!.data?.field, "fingerprint");  // without allowOutside the files differ
+            const receipt = await withTimeout(applyImports(connection, folderUri, allowed.fingerprint, outside, true), "apply");
+            assert.equal(importReceiptMessage(receipt), "Mnemon: imported 1 item (1 to MEMORY.md).");
+            await withTimeout(connection.sendRequest("mnemon/runtime/mutate", { workspace: folderUri, action: "remove", target: "memory",
+                oldText: "Outside: deploys go through staging first." }), "remove");
+        } finally {
+            fs.rmSync(claude);
+            fs.rmSync(team);
+        }
     });
 
     it("shutdown and exit end the server with exit code 0", async () => {

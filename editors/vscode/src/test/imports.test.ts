@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { ImportItem, ImportReceipt, ImportScan, importReceiptMessage, importRows, nothingFoundMessage, refusedLines, skipText } from "../imports";
+import { approvalQuestion, ImportItem, ImportReceipt, ImportScan, importReceiptMessage, importRows, nothingFoundMessage, refusedLines, skipText } from "../imports";
 
 function item(id: string, extra: Partial<ImportItem> = {}): ImportItem {
     return { id, path: "/ws/CLAUDE.md", title: "Project", destination: "memory", reason: "a project fact or convention", bytes: 10,
@@ -79,6 +79,20 @@ describe("import from other assistants", () => {
         assert.equal(importReceiptMessage(receipt), "Mnemon: imported 2 items (2 to MEMORY.md); refused 1 (Fixture policy -> Document: "
             + "documents.activeLimitBytes: the active documents would pass their limit 10485760): importing again tries it again.");
         assert.equal(importReceiptMessage({ ...receipt, refusedItems: [] }), "Mnemon: imported 2 items (2 to MEMORY.md).");
+    });
+
+    it("files imported from outside the repository: one question naming each and what imports it; none without them", () => {
+        assert.equal(approvalQuestion(SCAN, relative), undefined);
+        const waiting = (path: string, by: string) => ({ path, reason: "is outside the repository", importedBy: [by] });
+        const one: ImportScan = { ...SCAN, sources: [{ ...SCAN.sources[0], needsApproval: [waiting("/home/me/team.md", "/ws/CLAUDE.md (@~/team.md)")] }] };
+        assert.deepEqual(approvalQuestion(one, relative), {
+            message: "Mnemon: 1 imported file outside the repository was not read. Read it too?",
+            detail: "/home/me/team.md (imported by CLAUDE.md (@~/team.md))\nClaude Code asks you to approve such imports the first time; "
+                + "credential locations (~/.ssh, ~/.aws, ...) are never read.",
+        });
+        const two: ImportScan = { ...one, sources: [...one.sources, { ...SCAN.sources[1], needsApproval: [waiting("/srv/x.md", "/ws/AGENTS.md (@/srv/x.md)")] }] };
+        assert.equal(approvalQuestion(two, relative)?.message, "Mnemon: 2 imported files outside the repository were not read. Read them too?");
+        assert.match(approvalQuestion(two, relative)?.detail ?? "", /^\/home\/me\/team\.md .*\n\/srv\/x\.md \(imported by AGENTS\.md \(@\/srv\/x\.md\)\)\n/);
     });
 
     it("nothing found names what was looked for, and the refused files", () => {
