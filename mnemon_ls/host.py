@@ -429,11 +429,13 @@ class WorkspaceHost:
     def stored_secrets(self, apply: bool = False) -> dict[str, "Any"]:
         """Values under this workspace's roots that look like credentials (:mod:`mnemon_ls.redact`), for
         ``doctor`` and ``mnemon-ls redact``: ``{"findings": [{"location", "kind", "position"}], "applied":
-        None | {"runtime": [...], "documents": {...}, "spaces": {...}}}``; never a value. With ``apply``
-        every Source rewrites them durably through its own commit path first (the modules
-        ``runtime/redaction.py``, ``documents/redaction.py``, ``spaces/redaction.py``) and ``findings``
-        is what is left (names no placeholder can replace, such as branch names)."""
+        None | {"runtime": [...], "documents": {...}, "spaces": {...}, "records": {...}}}``; never a value. With
+        ``apply`` every Source rewrites them durably through its own commit path first (the modules
+        ``runtime/redaction.py``, ``documents/redaction.py``, ``spaces/redaction.py``, ``records/redaction.py``:
+        the workspace memory record files, which live outside the root) and ``findings`` is what is left (names no
+        placeholder can replace, such as branch names; a record file ``applied.records.skipped`` names)."""
         from .documents import redaction as documents_redaction
+        from .records import redaction as records_redaction
         from .runtime import redaction as runtime_redaction
         from .spaces import redaction as spaces_redaction
 
@@ -442,12 +444,14 @@ class WorkspaceHost:
         if apply:
             applied = {"runtime": [runtime_redaction.apply(store) for store in self.runtime.stores],
                        "documents": documents_redaction.apply(self.documents) if has_documents else None,
-                       "spaces": spaces_redaction.apply(self.spaces) if has_spaces else None}
+                       "spaces": spaces_redaction.apply(self.spaces) if has_spaces else None,
+                       "records": records_redaction.apply(self.records)}
         findings = [f for store in self.runtime.stores for f in runtime_redaction.scan(store)]
         if has_documents:
             findings.extend(documents_redaction.scan(self.documents))
         if has_spaces:
             findings.extend(spaces_redaction.scan(self.spaces))
+        findings.extend(records_redaction.scan(self.records))
         return {"findings": findings, "applied": applied}
 
     def _cover_texts(self, budget_chars: int, notices: list[str], recall: str = "mnemon/recall") -> list[str]:

@@ -79,7 +79,7 @@ class RedactParams(WorkspaceParams):
 
 
 def _redact(call: Call, p: RedactParams) -> dict[str, Any]:
-    """``{root, findings: [{location, kind, position}], applied: null | {runtime, documents, spaces}}``
+    """``{root, findings: [{location, kind, position}], applied: null | {runtime, documents, spaces, records}}``
     (:meth:`~mnemon_ls.host.WorkspaceHost.stored_secrets`); with ``apply`` the findings are what is left."""
     return {"root": str(call.host.root), **call.host.stored_secrets(apply=p.apply)}
 
@@ -94,10 +94,13 @@ def redact_text(data: dict[str, Any], _call: Call, _p: Any) -> str:
         runtime = sum(r["entries"] for r in applied["runtime"])
         documents = (applied["documents"] or {}).get("documents", 0)
         spaces = applied["spaces"] or {}
+        records = applied["records"]
         copies = [f for r in applied["runtime"] for f in r["files"]] + (applied["documents"] or {}).get("files", []) \
-            + spaces.get("files", [])
+            + spaces.get("files", []) + records["files"]
         lines.append(f"redacted: {runtime} runtime entries, {documents} documents, {spaces.get('items', 0)} space "
-                     f"rows, {spaces.get('spaces', 0)} space names/descriptions, {len(copies)} saved copies")
+                     f"rows, {spaces.get('spaces', 0)} space names/descriptions, {records['records']} workspace "
+                     f"memory record lines, {len(copies)} saved copies")
+        lines.extend(f"{s['file']}: not rewritten: {s['reason']}" for s in records["skipped"])
         lines.append("nothing left to redact" if not findings else f"{len(findings)} value(s) could not be replaced "
                      "(remove them by hand)")
     else:
@@ -109,8 +112,9 @@ def redact_text(data: dict[str, Any], _call: Call, _p: Any) -> str:
 OPERATIONS = (
     Operation(
         "storage.redact", RedactParams, _redact,
-        "List stored values that look like credentials (location and kind, never the value); apply replaces "
-        "them with [redacted:<kind>] placeholders.", effect="write",
+        "List stored values that look like credentials (location and kind, never the value) under the root and "
+        "in the workspace memory record files; apply replaces them with [redacted:<kind>] placeholders.",
+        effect="write",
         cli=CliCommand(("redact",), "list stored values that look like credentials; --apply replaces them",
                        (CliArg("apply", flag="--apply", kind="flag"),), text=redact_text,
                        exit_code=lambda data: EXIT_FAILURE if data["findings"] else EXIT_OK)),  # values are left
