@@ -43,8 +43,8 @@ FILE_NAME = ".cover.json"
 #: renders the block for two budgets; a server and the hooks may be set differently).
 KEPT_BLOCKS = 4
 #: Names in ``documents/`` left out of :func:`state_token` (by prefix): derived or transient files whose change
-#: never changes the block.
-_VOLATILE = (".search.sqlite3", FILE_NAME, ".index.lock", ".access.lock")
+#: never changes the block (``..cover.json.<pid>...tmp``: this file's temp file, :func:`mnemon_ls.fsio.temp_name`).
+_VOLATILE = (".search.sqlite3", FILE_NAME, "." + FILE_NAME, ".index.lock", ".access.lock")
 #: Modules of ``mnemon_ls`` (beside this package) whose code changes the block (:func:`code_token`).
 _RENDERING = re.compile(r"(?:redact\w*|text|__init__)\.py\Z")
 

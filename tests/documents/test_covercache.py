@@ -274,3 +274,17 @@ def test_code_that_renders_another_block_under_the_same_version_does_not_print_t
     rendering.write_text(rendering.read_text("utf-8").replace("Search before reading: these are titles only.",
                                                               "Search first: titles only."), "utf-8")
     assert "\nSearch first: titles only." in wake_block()
+
+
+def test_the_temp_file_of_another_wakes_write_leaves_the_state_as_it_is(made):
+    # ..cover.json.<pid>.<ms>.<hex>.tmp (fsio.temp_name) exists while another one-shot wake keeps its block: a wake
+    # then must still find the kept block, and a crashed writer's leftover must not make every wake render anew.
+    ws, root, _ = made
+    documents = root / "documents"
+    first = wake_text(ws, root)
+    token = covercache.state_token(str(documents))
+    from mnemon_ls.fsio import temp_name
+
+    temp_name(documents / covercache.FILE_NAME).write_text("{", "utf-8")
+    assert covercache.state_token(str(documents)) == token
+    assert wake_text(ws, root) == first
