@@ -7,27 +7,31 @@ full refresh read every managed file again, on every prompt of a session start. 
 
 - **written** by :meth:`~.store.DocumentStore.cover` after a full refresh of ``documents/`` (every managed file
   checked, changed ones adopted, interrupted moves repaired), when the block carries no notice (a damaged index,
-  a missing file, a title shown redacted: those keep the full path) and ``documents/`` did not change while it
-  was rendered: ``{"version": 1, "blocks": [{"state", "key", "text"}, ...]}``, newest first, at most
-  :data:`KEPT_BLOCKS` blocks of one state (``state``: the key of the state alone); written atomically (temp
-  file, rename) without fsync: it is derived, and a lost or torn file reads as absent;
+  a missing file, a title shown redacted: those keep the full path) and ``documents/`` did not change from
+  before that refresh to the write (a state taken after it would hide a file changed while it was read):
+  ``{"version": 1, "blocks": [{"state", "key", "text"}, ...]}``, newest first, at most :data:`KEPT_BLOCKS` blocks
+  of one state (``state``: the key of the state alone); written atomically (temp file, rename) without fsync: it
+  is derived, and a lost or torn file reads as absent;
 - **read** by a one-shot host's wake (:meth:`mnemon_ls.host.WorkspaceHost.wake`) through :func:`cached_text`:
   the text is used only when the file's key equals the key of ``documents/`` now, else the store renders it
   (and writes the file again).
 
-The key (:func:`cover_key`) is a SHA-256 over this module's format version, the mnemon-ls version, the block's
-budget (characters), the active limit (UTF-8 bytes), the ``secrets`` setting and :func:`state_token`: the names
-in ``documents/`` and, for ``index.json``, ``.access.json`` and every entry of ``active/`` and ``archived/``,
-size, modification and change times (nanoseconds), inode and mode. Any write of mnemon-ls or a hand edit there
-changes it (a rename gives a new inode; a write in place a new change time); the SQLite search index, the lock
-files and this file itself are left out (they change without the block changing).
+The key (:func:`cover_key`) is a SHA-256 over this module's format version, the mnemon-ls version, the stat state of
+the code that renders the block (:func:`code_token`: an editable install's edited ``cover.py`` renders another block
+under the same version), the block's budget (characters), the active limit (UTF-8 bytes), the ``secrets`` setting
+and :func:`state_token`: the names in ``documents/`` and, for ``index.json``, ``.access.json`` and every entry of
+``active/`` and ``archived/``, size, modification and change times (nanoseconds), inode and mode. Any write of
+mnemon-ls or a hand edit there changes it (a rename gives a new inode; a write in place a new change time); the
+SQLite search index, the lock files and this file itself are left out (they change without the block changing).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -39,8 +43,10 @@ FILE_NAME = ".cover.json"
 #: renders the block for two budgets; a server and the hooks may be set differently).
 KEPT_BLOCKS = 4
 #: Names in ``documents/`` left out of :func:`state_token` (by prefix): derived or transient files whose change
-#: never changes the block.
-_VOLATILE = (".search.sqlite3", FILE_NAME, ".index.lock", ".access.lock")
+#: never changes the block (``..cover.json.<pid>...tmp``: this file's temp file, :func:`mnemon_ls.fsio.temp_name`).
+_VOLATILE = (".search.sqlite3", FILE_NAME, "." + FILE_NAME, ".index.lock", ".access.lock")
+#: Modules of ``mnemon_ls`` (beside this package) whose code changes the block (:func:`code_token`).
+_RENDERING = re.compile(r"(?:redact\w*|text|__init__)\.py\Z")
 
 
 def state_token(documents_dir: str) -> str | None:
@@ -74,12 +80,33 @@ def _signature(path: str, name: str) -> str:
     return f"{name} {info.st_size}:{info.st_mtime_ns}:{info.st_ctime_ns}:{info.st_ino}:{info.st_mode}"
 
 
+@functools.lru_cache(maxsize=1)
+def code_token() -> str:
+    """Name, size and modification time (nanoseconds) of each module that renders the block: the ``.py`` files
+    of this package (the store, its index, the cover) and of ``mnemon_ls`` the redaction of titles and the version
+    (``redact*.py``, ``text.py``, ``__init__.py``), sorted; ``"-"`` for a directory that cannot be listed (a zip).
+    Taken once a process."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    lines = []
+    for folder, wanted in ((here, lambda name: True), (os.path.dirname(here), _RENDERING.match)):
+        try:
+            with os.scandir(folder) as entries:
+                found = [(e.name, e.stat()) for e in entries if e.name.endswith(".py") and wanted(e.name)]
+        except OSError:
+            lines.append("-")
+            continue
+        lines.extend(f"{name} {info.st_size}:{info.st_mtime_ns}" for name, info in sorted(found))
+    return "\n".join(lines)
+
+
 def cover_key(token: str, budget_chars: int, limit_bytes: int, secrets: str) -> str:
     """The SHA-256 hex key of a block rendered from ``token`` (:func:`state_token`) within ``budget_chars``
-    characters, for an active limit of ``limit_bytes`` UTF-8 bytes under the ``secrets`` setting."""
+    characters, for an active limit of ``limit_bytes`` UTF-8 bytes under the ``secrets`` setting, by this code
+    (:func:`code_token`)."""
     from .. import __version__
 
-    material = f"{COVER_VERSION}\0{__version__}\0{budget_chars}\0{limit_bytes}\0{secrets}\0{token}"
+    material = (f"{COVER_VERSION}\0{__version__}\0{code_token()}\0{budget_chars}\0{limit_bytes}\0{secrets}\0"
+                f"{token}")
     return hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()
 
 
@@ -120,10 +147,10 @@ def _blocks(kept: Any) -> dict[str, str]:
 
 def keep(documents_dir: Path, token: str | None, text: str, budget_chars: int, limit_bytes: int,
          secrets: str) -> None:
-    """Write ``text`` (a block rendered from the state ``token`` was taken of, after a full refresh) to
-    ``documents_dir/.cover.json`` when ``documents_dir`` is still in that state; nothing when ``token`` is
-    ``None`` or the state moved on. Never raises for the file system (a read-only or full disk, a linked file:
-    the next wake renders the block itself)."""
+    """Write ``text`` (a block rendered after a full refresh, ``token`` taken before that refresh read anything:
+    a file changed while it was read moves the state on) to ``documents_dir/.cover.json`` when ``documents_dir`` is
+    still in that state; nothing when ``token`` is ``None`` or the state moved on. Never raises for the file system
+    (a read-only or full disk, a linked file: the next wake renders the block itself)."""
     from ..errors import MnemonError
     from ..fsio import FILE_MODE, temp_name
     from ..fsread import O_NOFOLLOW, check_store_path, read_bytes_if_present

@@ -560,9 +560,9 @@ class DocumentStore:
         if isinstance(budget_chars, bool) or not isinstance(budget_chars, int) or budget_chars < 0:
             raise InvalidInput("budget", f"must be an integer >= 0 characters (got {echo_repr(budget_chars)})")
         with self.mutex:
+            token = covercache.state_token(str(self.documents_dir))  # before the scan: a change during it is seen
             report = self.freshness.refresh_if_due()
             clean = report is not None and not (report.notices or report.missing or report.orphans or report.problem)
-            token = covercache.state_token(str(self.documents_dir)) if clean and not self._access.pending else None
             view = self.index.view()
             notices = ["documents/index.json is damaged; run `mnemon-ls doctor`"] if view.problem else []
             missing = sum(1 for r in view.records if r.id in self.files.missing)
@@ -571,7 +571,7 @@ class DocumentStore:
             records, shown = shown_records(view.records, self.secrets, self.index_path, active_only=True)
             cover = render_cover(records, self.index.last_accessed(view), limit_bytes=self.active_limit_bytes,
                                  budget_chars=budget_chars, revision=view.revision, notices=[*notices, *shown])
-            if token is not None and not cover.notices:  # kept for one-shot wakes
+            if clean and not self._access.pending and not cover.notices:  # kept for one-shot wakes
                 covercache.keep(self.documents_dir, token, cover.text, budget_chars, self.active_limit_bytes,
                                 self.secrets)
             return cover

@@ -218,3 +218,73 @@ def test_blocks_of_several_budgets_are_kept_side_by_side_and_another_states_drop
     token = covercache.state_token(str(documents))
     covercache.keep(documents, token, "after", 1000, 10_485_760, "redact")
     assert [b["text"] for b in json.loads((documents / ".cover.json").read_bytes())["blocks"]] == ["after"]
+
+
+@pytest.mark.parametrize("change", ["delete", "edit"])
+def test_a_file_changed_just_after_the_scan_is_not_hidden_by_the_kept_block(made, monkeypatch, change):
+    # Another program deletes or edits a managed file right after the wake's full refresh checked it (before the
+    # block is rendered and kept): the state key must be taken before the scan, or the block of the state before the
+    # change is kept under the key of the state after it, and every later one-shot wake prints it.
+    from mnemon_ls.documents.freshness import Freshness
+
+    ws, root, _ = made
+    path = next((root / "documents" / "active").glob("design-1-*.md"))
+    scan = Freshness._refresh
+
+    def scan_then_change(self):
+        report = scan(self)
+        monkeypatch.setattr(Freshness, "_refresh", scan)  # once
+        if change == "delete":
+            path.unlink()
+        else:
+            path.write_text(path.read_text("utf-8").replace("Body of design 1.", "Body of design 1, longer."),
+                            "utf-8")
+        return report
+
+    monkeypatch.setattr(Freshness, "_refresh", scan_then_change)
+    wake_text(ws, root)
+    cached = block(wake_text(ws, root))
+    (root / "documents" / ".cover.json").unlink(missing_ok=True)
+    full = block(wake_text(ws, root))
+    assert cached == full
+    assert ("missing or unreadable" in full) == (change == "delete")
+
+
+def test_code_that_renders_another_block_under_the_same_version_does_not_print_the_kept_one(made, tmp_path):
+    # An editable install (the version stays 0.1.0) whose cover.py was edited: the block kept by the code before the
+    # edit must not be printed by the code after it.
+    import shutil
+
+    import mnemon_ls
+
+    ws, root, _ = made
+    code = tmp_path / "code"
+    shutil.copytree(Path(mnemon_ls.__file__).parent, code / "mnemon_ls", ignore=shutil.ignore_patterns("__pycache__"))
+    env = child_env(HOME=str(tmp_path), PYTHONPATH=str(code))
+    argv = [sys.executable, "-m", "mnemon_ls", "wake", "--workspace", str(ws), "--data-dir", str(root)]
+
+    def wake_block() -> str:
+        done = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=str(ws), timeout=120)
+        assert done.returncode == 0, done.stderr
+        return block(done.stdout)
+
+    assert "\nSearch before reading: these are titles only." in wake_block()
+    assert (root / "documents" / ".cover.json").exists()
+    rendering = code / "mnemon_ls" / "documents" / "cover.py"
+    rendering.write_text(rendering.read_text("utf-8").replace("Search before reading: these are titles only.",
+                                                              "Search first: titles only."), "utf-8")
+    assert "\nSearch first: titles only." in wake_block()
+
+
+def test_the_temp_file_of_another_wakes_write_leaves_the_state_as_it_is(made):
+    # ..cover.json.<pid>.<ms>.<hex>.tmp (fsio.temp_name) exists while another one-shot wake keeps its block: a wake
+    # then must still find the kept block, and a crashed writer's leftover must not make every wake render anew.
+    ws, root, _ = made
+    documents = root / "documents"
+    first = wake_text(ws, root)
+    token = covercache.state_token(str(documents))
+    from mnemon_ls.fsio import temp_name
+
+    temp_name(documents / covercache.FILE_NAME).write_text("{", "utf-8")
+    assert covercache.state_token(str(documents)) == token
+    assert wake_text(ws, root) == first
