@@ -86,10 +86,14 @@ class Freshness:
         """:meth:`refresh` when the last full scan is ``freshness_seconds`` old or older (reads call this
         first), and its report (``None``: not due; reads show its findings through ``store.files.missing``).
         Raises what :meth:`refresh` raises."""
-        if time.monotonic() - self._last_scan >= self.store.freshness_seconds:
+        if self.due():
             nowait.check("a scan of documents/")  # reads every managed file: not on an event loop
             return self._refresh()
         return None
+
+    def due(self) -> bool:
+        """Whether the last full scan is ``freshness_seconds`` old or older (:meth:`refresh_if_due` would scan)."""
+        return time.monotonic() - self._last_scan >= self.store.freshness_seconds
 
     def refresh(self) -> RefreshReport:
         """Check every managed file now (the server's file watcher calls this on changes under

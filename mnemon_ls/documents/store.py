@@ -560,7 +560,8 @@ class DocumentStore:
         if isinstance(budget_chars, bool) or not isinstance(budget_chars, int) or budget_chars < 0:
             raise InvalidInput("budget", f"must be an integer >= 0 characters (got {echo_repr(budget_chars)})")
         with self.mutex:
-            token = covercache.state_token(str(self.documents_dir))  # before the scan: a change during it is seen
+            due = self.freshness.due()  # the state before the scan: a change during it is seen
+            token = covercache.state_token(str(self.documents_dir)) if due else None
             report = self.freshness.refresh_if_due()
             clean = report is not None and not (report.notices or report.missing or report.orphans or report.problem)
             view = self.index.view()
@@ -571,7 +572,7 @@ class DocumentStore:
             records, shown = shown_records(view.records, self.secrets, self.index_path, active_only=True)
             cover = render_cover(records, self.index.last_accessed(view), limit_bytes=self.active_limit_bytes,
                                  budget_chars=budget_chars, revision=view.revision, notices=[*notices, *shown])
-            if clean and not self._access.pending and not cover.notices:  # kept for one-shot wakes
+            if token and clean and not self._access.pending and not cover.notices:  # kept for one-shot wakes
                 covercache.keep(self.documents_dir, token, cover.text, budget_chars, self.active_limit_bytes,
                                 self.secrets)
             return cover
