@@ -23,6 +23,10 @@ and :func:`state_token`: the names in ``documents/`` and, for ``index.json``, ``
 ``active/`` and ``archived/``, size, modification and change times (nanoseconds), inode and mode. Any write of
 mnemon-ls or a hand edit there changes it (a rename gives a new inode; a write in place a new change time); the
 SQLite search index, the lock files and this file itself are left out (they change without the block changing).
+Where change times are coarse (Linux before 6.13 stamps them from a clock of a few milliseconds), a same-size write
+in place landing in the tick of the write before it, after the refresh read that file, leaves the kept block one
+write behind until ``documents/`` changes again: the blind spot the search index's stored signatures (and git's
+index) share.
 """
 
 from __future__ import annotations
