@@ -31,7 +31,7 @@ from ..errors import InvalidInput, MnemonError
 from ..jsontext import JsonUnreadable, json_loads
 from ..redact import Scrubber, SecretMatch, find_label_secrets, find_secrets, redact_json_value, redact_text
 from . import paths
-from .model import MemoryRecord, content_hash, validate_record
+from .model import MemoryRecord, validate_record
 from .service import RecordsSource, shown_json
 from .store import JsonlStore, encode
 
