@@ -10,8 +10,9 @@ full refresh read every managed file again, on every prompt of a session start. 
   a missing file, a title shown redacted: those keep the full path) and ``documents/`` did not change from
   before that refresh to the write (a state taken after it would hide a file changed while it was read):
   ``{"version": 1, "blocks": [{"state", "key", "text"}, ...]}``, newest first, at most :data:`KEPT_BLOCKS` blocks
-  of one state (``state``: the key of the state alone); written atomically (temp file, rename) without fsync: it
-  is derived, and a lost or torn file reads as absent;
+  of one state (``state``: the key of the state alone); written atomically
+  (:func:`mnemon_ls.fsio.write_files_atomically`, the file not fsynced): it is derived, and a lost or torn file
+  reads as absent;
 - **read** by a one-shot host's wake (:meth:`mnemon_ls.host.WorkspaceHost.wake`) through :func:`cached_text`:
   the text is used only when the file's key equals the key of ``documents/`` now, else the store renders it
   (and writes the file again).
@@ -118,26 +119,26 @@ def cached_text(documents_dir: Path, budget_chars: int, limit_bytes: int, secret
     """The block's text kept in ``documents_dir/.cover.json`` when its key is the key of ``documents_dir`` now
     (:func:`cover_key`), else ``None`` (no file, another key, a file that is not this format, a file that cannot be
     read, or a symbolic link: read with ``O_NOFOLLOW``, never followed). Never raises for the file system."""
-    from ..errors import MnemonError
-    from ..fsread import read_bytes_if_present
-
-    try:
-        data = read_bytes_if_present(documents_dir / FILE_NAME)
-    except (OSError, MnemonError):  # a linked or unreadable file is never followed: the store renders the block
-        return None
-    if data is None:
-        return None
-    try:
-        kept: Any = json.loads(data)
-    except ValueError:
-        return None
-    blocks = _blocks(kept)
+    blocks = _blocks(_kept(documents_dir / FILE_NAME))
     if not blocks:
         return None
     token = state_token(str(documents_dir))
     if token is None:
         return None
     return blocks.get(cover_key(token, budget_chars, limit_bytes, secrets))
+
+
+def _kept(path: Path) -> Any:
+    """The parsed ``.cover.json`` at ``path``; ``None`` when it is missing, not JSON, or cannot be read (a linked
+    file is never followed: ``O_NOFOLLOW``)."""
+    from ..errors import MnemonError
+    from ..fsread import read_bytes_if_present
+
+    try:
+        data = read_bytes_if_present(path)
+        return None if data is None else json.loads(data)
+    except (OSError, MnemonError, ValueError):
+        return None
 
 
 def _blocks(kept: Any) -> dict[str, str]:
@@ -156,37 +157,22 @@ def keep(documents_dir: Path, token: str | None, text: str, budget_chars: int, l
     still in that state; nothing when ``token`` is ``None`` or the state moved on. Never raises for the file system
     (a read-only or full disk, a linked file: the next wake renders the block itself)."""
     from ..errors import MnemonError
-    from ..fsio import FILE_MODE, temp_name
-    from ..fsread import O_NOFOLLOW, check_store_path, read_bytes_if_present
+    from ..fsio import write_files_atomically
 
     if token is None or state_token(str(documents_dir)) != token:
         return
     target = documents_dir / FILE_NAME
     key, state = cover_key(token, budget_chars, limit_bytes, secrets), cover_key(token, 0, 0, "")
-    try:
-        older = json.loads(read_bytes_if_present(target) or b"null")
-    except (OSError, MnemonError, ValueError):
-        older = None
-    same_state = [b for b in older["blocks"] if isinstance(b, dict) and b.get("state") == state and b.get("key") != key
-                  ] if _blocks(older) else []  # blocks of another state never match again: dropped
-    if _blocks(older).get(key) == text:
+    older = _kept(target)
+    kept = _blocks(older)
+    if kept.get(key) == text:
         return
+    same_state = [b for b in older["blocks"] if isinstance(b, dict) and b.get("state") == state
+                  and b.get("key") != key] if kept else []  # blocks of another state never match again: dropped
     blocks = [{"state": state, "key": key, "text": text}, *same_state]
     body = json.dumps({"version": COVER_VERSION, "blocks": blocks[:KEPT_BLOCKS]},
                       ensure_ascii=False).encode("utf-8", "surrogatepass")
-    tmp = temp_name(target)
-    try:
-        check_store_path(target)  # a linked documents/ or file: refused, as for every store write
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), FILE_MODE)
-        try:
-            view = memoryview(body)
-            while view:
-                view = view[os.write(fd, view):]
-        finally:
-            os.close(fd)
-        os.replace(tmp, target)  # no fsync: derived (a lost or torn file reads as absent)
+    try:  # derived: not fsynced (a lost or torn file reads as absent); a linked file or directory is refused
+        write_files_atomically([(target, body)], unsynced=[target])
     except (OSError, MnemonError):
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        pass
