@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Mapping
+from typing import Iterator, Mapping
 
 import os
 
@@ -89,14 +89,7 @@ def without_import_lines(text: str) -> str:
     """``text`` without its lines that hold nothing but ``@path`` imports (``@docs/style.md``, ``- @~/team.md``),
     outside fenced code blocks: Claude Code reads the files they name (:func:`follow`); the line itself is no fact
     to import (it was an item of its own, ``'@~/team.md'`` to MEMORY.md). Prose that mentions an import keeps it."""
-    kept, fenced = [], False
-    for line in text.split("\n"):
-        if _FENCE.match(line):
-            fenced = not fenced
-        elif not fenced and _IMPORT_LINE.match(line):
-            continue
-        kept.append(line)
-    return "\n".join(kept)
+    return "\n".join(line for line, prose in _lines(text) if not (prose and _IMPORT_LINE.match(line)))
 
 
 #: How many ``@path`` hops Claude Code follows from a memory file (its documented limit: 5).
@@ -110,14 +103,20 @@ _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 def import_paths(text: str) -> list[str]:
     """The ``@path`` imports of a memory file's ``text``, in order: not inside a fenced code block or a code span
     (Claude Code does not evaluate those), not in an email address (``@`` after a non-space)."""
-    found, fenced = [], False
+    return [m.group(1).replace("\\ ", " ") for line, prose in _lines(text) if prose
+            for m in _IMPORT.finditer(_CODE_SPAN.sub(" ", line))]
+
+
+def _lines(text: str) -> Iterator[tuple[str, bool]]:
+    """Each line of a memory file's ``text`` and whether it is prose: outside a fenced code block and not a fence
+    line itself (where :func:`import_paths` looks for imports and :func:`without_import_lines` drops them)."""
+    fenced = False
     for line in text.split("\n"):
         if _FENCE.match(line):
             fenced = not fenced
-            continue
-        if not fenced:
-            found += [m.group(1).replace("\\ ", " ") for m in _IMPORT.finditer(_CODE_SPAN.sub(" ", line))]
-    return found
+            yield line, False
+        else:
+            yield line, not fenced
 
 
 def follow(source: SourceFile, located: Located, env: Mapping[str, str]) -> list[Located | Refusal]:
