@@ -25,8 +25,8 @@ import os
 
 from ..fsread import is_within
 from .formats import Format, Located, existing, glob, home
-from .reading import (InvalidSource, Item, Refusal, SourceFile, front_matter, front_matter_list, markdown_items,
-                      path_scope, unclosed_front_matter)
+from .reading import (Item, Refusal, SourceFile, check_front_matter_closed, front_matter, front_matter_list,
+                      markdown_items, path_scope)
 from .places import PLACES
 
 _LINK_LINE = re.compile(r"^\s*[-*+]\s*\[[^\]]*\]\(([^)]+\.md)\)")
@@ -66,9 +66,8 @@ def items(source: SourceFile, located: Located) -> list[Item]:
     (``.claude/rules``) or topic file whose front matter is not closed (its first line ``---`` and no ``---`` line
     after it): imported as written its front matter would become entries (``CLAUDE.md``, ``CLAUDE.local.md`` and the
     index take no front matter: a first ``---`` there is Markdown's thematic break)."""
-    if source.path.name not in _PLAIN and unclosed_front_matter(source.text):
-        raise InvalidSource("is a Claude Code rule or memory file whose front matter is not closed (line 1 is --- and "
-                            "no later --- line ends it); nothing of it imported")
+    if source.path.name not in _PLAIN:
+        check_front_matter_closed(source, "a Claude Code rule or memory file")
     meta, body = front_matter(source.text)
     text = without_import_lines(source.text)
     if source.path.name == "MEMORY.md":

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Mapping
 
 from .formats import Format, Located, existing, glob
-from .reading import (InvalidSource, Item, SourceFile, front_matter_list, markdown_items, path_scope,
-                      unclosed_front_matter)
+from .reading import (Item, SourceFile, check_front_matter_closed, front_matter_list, markdown_items,
+                      path_scope)
 from .places import PLACES
 
 
@@ -30,9 +30,8 @@ def items(source: SourceFile, located: Located) -> list[Item]:
     """Markdown items titled by the file name, scoped by ``applyTo`` (module doc). Raises
     :class:`~.reading.InvalidSource` for an ``.instructions.md`` file whose front matter is not closed (its first
     line ``---`` and no ``---`` line after it): imported as written its front matter would become entries."""
-    if source.path.name.endswith(".instructions.md") and unclosed_front_matter(source.text):
-        raise InvalidSource("is a Copilot instructions file whose front matter is not closed (line 1 is --- and no "
-                            "later --- line ends it); nothing of it imported")
+    if source.path.name.endswith(".instructions.md"):
+        check_front_matter_closed(source, "a Copilot instructions file")
     scope = path_scope(front_matter_list(source.text, "applyTo"))
     return markdown_items(source.text, str(source.path), source.path.name, located.hint, scope)
 

@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Mapping
 
 from .formats import Format, Located, existing, glob
-from .reading import (InvalidSource, Item, SourceFile, front_matter, front_matter_list, markdown_items, path_scope,
-                      unclosed_front_matter, without_block)
+from .reading import (Item, SourceFile, check_front_matter_closed, front_matter, front_matter_list, markdown_items,
+                      path_scope, without_block)
 from .places import PLACES
 
 
@@ -46,9 +46,8 @@ def items(source: SourceFile, located: Located) -> list[Item]:
     :class:`~.reading.InvalidSource` when a ``.mdc`` rule's front matter is not closed (its first line ``---`` and
     no ``---`` line after it): Cursor cannot read its type, and imported as written its front matter would become
     entries; the file is refused, nothing of it imported."""
-    if source.path.suffix == ".mdc" and unclosed_front_matter(source.text):
-        raise InvalidSource("is a Cursor rule whose front matter is not closed (line 1 is --- and no later --- "
-                            "line ends it); nothing of it imported")
+    if source.path.suffix == ".mdc":
+        check_front_matter_closed(source, "a Cursor rule")
     meta, body = front_matter(source.text)
     title = meta.get("description") or source.path.stem
     if body == source.text or meta.get("alwaysApply", "").lower() == "true":  # no front matter, or Always

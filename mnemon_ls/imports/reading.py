@@ -164,6 +164,15 @@ def unclosed_front_matter(text: str) -> bool:
     return not any(line.strip() == "---" for line in lines[1:200])
 
 
+def check_front_matter_closed(source: "SourceFile", kind: str) -> None:
+    """Raise :class:`InvalidSource` when ``source`` opens front matter that is not closed
+    (:func:`unclosed_front_matter`): imported as written, its front matter would become entries. ``kind`` names
+    the file in the reason (``a Cursor rule``)."""
+    if unclosed_front_matter(source.text):
+        raise InvalidSource(f"is {kind} whose front matter is not closed (line 1 is --- and no later --- line ends "
+                            "it); nothing of it imported")
+
+
 def file_digest(path: Path) -> str | None:
     """sha256 hex of ``path``'s bytes now, or None when it cannot be read (gone, unreadable, too large)."""
     try:
